@@ -1,0 +1,15 @@
+package features
+
+// goldenProbe is one pinned entry of a seeded projection or bias.
+type goldenProbe struct {
+	i    int    // flat index into the row-major matrix
+	bits uint64 // math.Float64bits of the value
+}
+
+// Produced by this package when it was written (Go 1.26.8, amd64), and
+// checked to be the same under GOAMD64=v3 and on arm64 (qemu).
+var (
+	goldenGaussian   = []goldenProbe{{0, 0x3fd673d1135a5332}, {1, 0x3fe73a3dce1318cb}, {6, 0xbfe6b4d9e05b93da}, {7, 0x3fe82ccd9fd1d0a1}, {48, 0x3fdde6c5065459cd}, {49, 0xbfe80e1e72ad4374}, {349, 0x3feb3258e03593d8}}
+	goldenOrthogonal = []goldenProbe{{0, 0xbfe537bf57580b32}, {1, 0xbff474ca86eccbb6}, {6, 0xbfff5eac07ed9ca9}, {7, 0xbfe5c828107165c4}, {48, 0x3fd4c488d96df210}, {49, 0xc000837da44daf35}, {349, 0xbfb892f23b6f0815}}
+	goldenBias       = []goldenProbe{{0, 0x4013a9825436b3b5}, {1, 0x401694ba5f2a5a62}, {6, 0x3fe532c276d26847}, {7, 0x3fa0d64ea36b4a33}, {48, 0x3fc7a2745ed90deb}, {49, 0x40118f6d6fa71eff}}
+)

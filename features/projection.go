@@ -1,0 +1,268 @@
+package features
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/drdam/drdam/internal/rng"
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Projection is a linear map W: R^D → R^Y whose row α is the random vector
+// ω^α. Implementations work on row ranges [lo, hi) so that callers can
+// stream over Y in blocks. Both methods panic if a slice has the wrong
+// length (a programmer error); they must be safe for concurrent use.
+type Projection interface {
+	// Dims returns Y (rows) and D (columns).
+	Dims() (y, d int)
+	// Project writes H = X·W[lo:hi]ᵀ into dst: x is B×D and dst is
+	// B×(hi−lo), both row-major, with B = len(x)/D.
+	Project(dst, x []float64, lo, hi int)
+	// ProjectTAdd adds G·W[lo:hi] to dst: g is B×(hi−lo) and dst is B×D,
+	// both row-major, with B = len(dst)/D.
+	ProjectTAdd(dst, g []float64, lo, hi int)
+}
+
+// ProjectionKind says how a projection's rows are drawn.
+type ProjectionKind int
+
+// Projection kinds. External marks a matrix supplied by the caller (for
+// example read from the peers' S.npy); it cannot be regenerated from a seed.
+const (
+	Gaussian   ProjectionKind = iota + 1 // iid N(0, 1) entries
+	Orthogonal                           // ORF: χ(D)-scaled Haar-orthogonal D×D blocks
+	External                             // a matrix given by the caller
+)
+
+var kindNames = map[ProjectionKind]string{Gaussian: "gaussian", Orthogonal: "orthogonal", External: "external"}
+
+// String returns the kind's name as the command line spells it.
+func (k ProjectionKind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("ProjectionKind(%d)", int(k))
+}
+
+// ParseProjectionKind returns the seeded kind named s: gaussian (or iid) or
+// orthogonal (or orf).
+func ParseProjectionKind(s string) (ProjectionKind, error) {
+	switch strings.ToLower(s) {
+	case "gaussian", "iid":
+		return Gaussian, nil
+	case "orthogonal", "orf":
+		return Orthogonal, nil
+	}
+	return 0, fmt.Errorf("unknown projection %q: want gaussian or orthogonal", s)
+}
+
+// Valid reports whether k is a known kind.
+func (k ProjectionKind) Valid() bool { _, ok := kindNames[k]; return ok }
+
+// Stream identifiers: the high byte says what a stream is for, the rest
+// which row or block. They are part of the pinned definition of a model's
+// random features.
+const (
+	streamGaussianRow = 1 << 56
+	streamOrthoBlock  = 2 << 56
+	streamBias        = 3 << 56
+)
+
+// Dense is a projection stored as a row-major Y×D matrix.
+type Dense struct {
+	y, d int
+	w    []float64
+}
+
+// NewDense returns a projection that uses w, a row-major y×d matrix, without
+// copying it.
+func NewDense(w []float64, y, d int) (*Dense, error) {
+	if y <= 0 || d <= 0 {
+		return nil, fmt.Errorf("projection dimensions must be positive, found %d×%d", y, d)
+	}
+	if len(w) != y*d {
+		return nil, fmt.Errorf("projection matrix has %d entries, want %d×%d = %d", len(w), y, d, y*d)
+	}
+	for i, v := range w {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("projection matrix row %d, column %d: %v", i/d, i%d, v)
+		}
+	}
+	return &Dense{y: y, d: d, w: w}, nil
+}
+
+// NewGaussian returns the y×d projection with iid standard normal entries
+// drawn from seed. Row α depends only on (seed, α).
+func NewGaussian(seed uint64, y, d int) *Dense {
+	if y <= 0 || d <= 0 {
+		panic(fmt.Sprintf("features: NewGaussian(%d, %d): dimensions must be positive", y, d))
+	}
+	p := &Dense{y: y, d: d, w: make([]float64, y*d)}
+	parallelRange(y, func(lo, hi int) {
+		var s rng.Stream
+		for a := lo; a < hi; a++ {
+			s.Reset(seed, streamGaussianRow|uint64(a))
+			s.Normals(p.w[a*d : (a+1)*d])
+		}
+	})
+	return p
+}
+
+// NewOrthogonal returns the y×d orthogonal random projection (ORF) drawn
+// from seed: ⌈y/d⌉ independent blocks χ(d)·Q, stacked and truncated to y
+// rows. Block k depends only on (seed, k).
+func NewOrthogonal(seed uint64, y, d int) *Dense {
+	if y <= 0 || d <= 0 {
+		panic(fmt.Sprintf("features: NewOrthogonal(%d, %d): dimensions must be positive", y, d))
+	}
+	p := &Dense{y: y, d: d, w: make([]float64, y*d)}
+	nb := (y + d - 1) / d
+	parallelRange(nb, func(lo, hi int) {
+		var s rng.Stream
+		g := make([]float64, d*d)
+		norms := make([]float64, d)
+		for k := lo; k < hi; k++ {
+			s.Reset(seed, streamOrthoBlock|uint64(k))
+			orthoBlock(g, norms, d, &s)
+			rows := min(d, y-k*d)
+			copy(p.w[k*d*d:], g[:rows*d])
+		}
+	})
+	return p
+}
+
+// orthoBlock fills g (d×d) with χ(d)·Q: Gaussian rows, orthonormalized by
+// modified Gram–Schmidt, each scaled by the norm of its Gaussian row. Every
+// operation is either exactly rounded or a math.FMA, in a fixed order, so the
+// result is the same on every machine.
+func orthoBlock(g, norms []float64, d int, s *rng.Stream) {
+	s.Normals(g)
+	for i := range d {
+		v := g[i*d : (i+1)*d]
+		norms[i] = math.Sqrt(dotFMA(v, v))
+		for j := range i {
+			q := g[j*d : (j+1)*d]
+			r := -dotFMA(v, q)
+			for t := range v {
+				v[t] = math.FMA(r, q[t], v[t])
+			}
+		}
+		n := math.Sqrt(dotFMA(v, v))
+		for t := range v {
+			v[t] /= n
+		}
+	}
+	for i := range d {
+		v := g[i*d : (i+1)*d]
+		for t := range v {
+			v[t] *= norms[i]
+		}
+	}
+}
+
+// dotFMA returns ⟨a, b⟩ summed with four FMA chains in a fixed order.
+func dotFMA(a, b []float64) float64 {
+	var s0, s1, s2, s3 float64
+	n := len(a) &^ 3
+	for i := 0; i < n; i += 4 {
+		s0 = math.FMA(a[i], b[i], s0)
+		s1 = math.FMA(a[i+1], b[i+1], s1)
+		s2 = math.FMA(a[i+2], b[i+2], s2)
+		s3 = math.FMA(a[i+3], b[i+3], s3)
+	}
+	for i := n; i < len(a); i++ {
+		s0 = math.FMA(a[i], b[i], s0)
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// NewBias returns y shifts drawn uniformly from [0, 2π) from seed.
+func NewBias(seed uint64, y int) []float64 {
+	s := rng.New(seed, streamBias)
+	b := make([]float64, y)
+	for i := range b {
+		b[i] = 2 * math.Pi * s.Float64()
+	}
+	return b
+}
+
+// New returns the projection of the given seeded kind.
+func New(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
+	if y <= 0 || d <= 0 {
+		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
+	}
+	switch kind {
+	case Gaussian:
+		return NewGaussian(seed, y, d), nil
+	case Orthogonal:
+		return NewOrthogonal(seed, y, d), nil
+	case External:
+		return nil, fmt.Errorf("an external projection cannot be generated from a seed")
+	}
+	return nil, fmt.Errorf("unknown projection kind %d", int(kind))
+}
+
+// Dims returns Y and D.
+func (p *Dense) Dims() (y, d int) { return p.y, p.d }
+
+// Matrix returns the row-major Y×D matrix; the caller must not modify it.
+func (p *Dense) Matrix() []float64 { return p.w }
+
+// Project writes X·W[lo:hi]ᵀ into dst (B×(hi−lo)); x is B×D.
+func (p *Dense) Project(dst, x []float64, lo, hi int) {
+	b, n := p.check(x, dst, lo, hi)
+	if b == 0 || n == 0 {
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+		blas64.General{Rows: b, Cols: p.d, Stride: p.d, Data: x},
+		blas64.General{Rows: n, Cols: p.d, Stride: p.d, Data: p.w[lo*p.d : hi*p.d]},
+		0, blas64.General{Rows: b, Cols: n, Stride: n, Data: dst})
+}
+
+// ProjectTAdd adds G·W[lo:hi] to dst (B×D); g is B×(hi−lo).
+func (p *Dense) ProjectTAdd(dst, g []float64, lo, hi int) {
+	b, n := p.check(dst, g, lo, hi)
+	if b == 0 || n == 0 {
+		return
+	}
+	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
+		blas64.General{Rows: b, Cols: n, Stride: n, Data: g},
+		blas64.General{Rows: n, Cols: p.d, Stride: p.d, Data: p.w[lo*p.d : hi*p.d]},
+		1, blas64.General{Rows: b, Cols: p.d, Stride: p.d, Data: dst})
+}
+
+// check validates a B×D and a B×(hi−lo) buffer and returns B and hi−lo.
+func (p *Dense) check(bd, bn []float64, lo, hi int) (b, n int) {
+	if lo < 0 || hi > p.y || lo > hi {
+		panic(fmt.Sprintf("features: row range [%d, %d) outside [0, %d)", lo, hi, p.y))
+	}
+	if len(bd)%p.d != 0 {
+		panic(fmt.Sprintf("features: buffer of %d values is not B×%d", len(bd), p.d))
+	}
+	b, n = len(bd)/p.d, hi-lo
+	if len(bn) != b*n {
+		panic(fmt.Sprintf("features: buffer of %d values, want %d×%d", len(bn), b, n))
+	}
+	return b, n
+}
+
+// parallelRange splits [0, n) into contiguous parts, one per available CPU,
+// and runs f on each concurrently. Results must not depend on the split.
+func parallelRange(n int, f func(lo, hi int)) {
+	w := min(runtime.GOMAXPROCS(0), n)
+	if w <= 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range w {
+		lo, hi := i*n/w, (i+1)*n/w
+		wg.Go(func() { f(lo, hi) })
+	}
+	wg.Wait()
+}
