@@ -190,10 +190,18 @@ func NewBias(seed uint64, y int) []float64 {
 	return b
 }
 
+// MaxDenseEntries is the largest Y·D that New generates as a dense matrix:
+// 2³² float64 values, 32 GiB.
+const MaxDenseEntries = 1 << 32
+
 // New returns the projection of the given seeded kind.
 func New(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
 	if y <= 0 || d <= 0 {
 		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
+	}
+	if d > MaxDenseEntries/y { // y·d > MaxDenseEntries, without overflow
+		return nil, fmt.Errorf("a dense Y×D = %d×%d projection needs %.0f GiB, more than the limit of %d GiB",
+			y, d, float64(y)*float64(d)*8/(1<<30), MaxDenseEntries*8>>30)
 	}
 	switch kind {
 	case Gaussian:

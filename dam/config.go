@@ -1,0 +1,180 @@
+package dam
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/drdam/drdam/features"
+)
+
+// Representation says how a memory stores its patterns.
+type Representation int
+
+// The paper's two representations.
+const (
+	RepMrDAM Representation = iota + 1 // memory representation: the K×D patterns
+	RepDrDAM                           // distributed representation: T = Σ φ(ξ^μ)
+)
+
+// String returns "mrdam" or "drdam".
+func (r Representation) String() string {
+	switch r {
+	case RepMrDAM:
+		return "mrdam"
+	case RepDrDAM:
+		return "drdam"
+	}
+	return fmt.Sprintf("Representation(%d)", int(r))
+}
+
+// ParseRepresentation returns the representation named s: mrdam (or mr,
+// memory) or drdam (or dr, distributed).
+func ParseRepresentation(s string) (Representation, error) {
+	switch strings.ToLower(s) {
+	case "mrdam", "mr", "memory":
+		return RepMrDAM, nil
+	case "drdam", "dr", "distributed":
+		return RepDrDAM, nil
+	}
+	return 0, fmt.Errorf("unknown representation %q: want mrdam or drdam", s)
+}
+
+// Similarity selects the energy.
+type Similarity int
+
+// Energies. L2 is the paper's main energy (eq. div-en); Dot is the
+// dot-product (EDP) energy with the ½‖x‖² term.
+const (
+	L2  Similarity = iota + 1 // −(1/β) log Σ exp(−β/2 ‖x − ξ‖²)
+	Dot                       // −(1/β) log Σ exp(β⟨ξ, x⟩) + ½‖x‖²
+)
+
+// String returns "l2" or "dot".
+func (s Similarity) String() string {
+	switch s {
+	case L2:
+		return "l2"
+	case Dot:
+		return "dot"
+	}
+	return fmt.Sprintf("Similarity(%d)", int(s))
+}
+
+// ParseSimilarity returns the similarity named s: l2 or dot.
+func ParseSimilarity(s string) (Similarity, error) {
+	switch strings.ToLower(s) {
+	case "l2", "rbf", "euclidean":
+		return L2, nil
+	case "dot", "edp":
+		return Dot, nil
+	}
+	return 0, fmt.Errorf("unknown similarity %q: want l2 or dot", s)
+}
+
+// Config describes a memory. Zero fields take the defaults given in their
+// comments; Validate applies them.
+type Config struct {
+	Rep        Representation // default RepDrDAM
+	D          int            // pattern dimension, > 0
+	Beta       float64        // inverse temperature β, > 0
+	Similarity Similarity     // default L2
+
+	// DrDAM only.
+	Y          int                     // number of random projections, > 0 (F = 2Y for SinCos/ExpExp)
+	Basis      features.Basis          // default SinCos
+	Projection features.ProjectionKind // default Gaussian
+	Seed       uint64                  // seed of the projection and the bias
+	NoBias     bool                    // do not add the random shift b (trigonometric bases)
+	// Epsilon is the clip floor ε of φ(x)·T. Zero means the basis's default
+	// (1e-5 for Cos and SinCos, 0 for Exp and ExpExp); the trigonometric
+	// bases need ε > 0, because their kernel estimate can be negative.
+	Epsilon float64
+}
+
+// Validate fills in defaults and checks every field, returning the completed
+// configuration or an error that names the bad field.
+func (c Config) Validate() (Config, error) {
+	if c.Rep == 0 {
+		c.Rep = RepDrDAM
+	}
+	if c.Similarity == 0 {
+		c.Similarity = L2
+	}
+	if c.Rep != RepMrDAM && c.Rep != RepDrDAM {
+		return c, fmt.Errorf("unknown representation %d", int(c.Rep))
+	}
+	if c.Similarity != L2 && c.Similarity != Dot {
+		return c, fmt.Errorf("unknown similarity %d", int(c.Similarity))
+	}
+	if c.D <= 0 {
+		return c, fmt.Errorf("dimension D must be positive, found %d", c.D)
+	}
+	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
+		return c, fmt.Errorf("β must be positive and finite, found %v", c.Beta)
+	}
+	if c.Rep == RepMrDAM {
+		// Fields of DrDAM do not apply; clear them so that configurations
+		// compare equal whatever the caller left there.
+		return Config{Rep: RepMrDAM, D: c.D, Beta: c.Beta, Similarity: c.Similarity}, nil
+	}
+	if c.Basis == 0 {
+		c.Basis = features.SinCos
+	}
+	if c.Projection == 0 {
+		c.Projection = features.Gaussian
+	}
+	if !c.Basis.Valid() {
+		return c, fmt.Errorf("unknown basis %d", int(c.Basis))
+	}
+	if !c.Projection.Valid() {
+		return c, fmt.Errorf("unknown projection kind %d", int(c.Projection))
+	}
+	if c.Y <= 0 {
+		return c, fmt.Errorf("number of random features Y must be positive, found %d", c.Y)
+	}
+	if c.Epsilon < 0 || math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
+		return c, fmt.Errorf("clip floor ε must be ≥ 0 and finite, found %v", c.Epsilon)
+	}
+	if c.Epsilon == 0 {
+		c.Epsilon = c.Basis.DefaultEpsilon()
+	}
+	if !c.Basis.UsesBias() {
+		c.NoBias = true
+	}
+	return c, nil
+}
+
+// FeatureDim returns the length F of T: 2Y for SinCos and ExpExp, else Y
+// (0 for MrDAM).
+func (c Config) FeatureDim() int {
+	if c.Rep != RepDrDAM {
+		return 0
+	}
+	return c.Basis.Width(c.Y)
+}
+
+// String describes c in one line.
+func (c Config) String() string {
+	if c.Rep == RepMrDAM {
+		return fmt.Sprintf("mrdam D=%d β=%g %v", c.D, c.Beta, c.Similarity)
+	}
+	bias := "bias"
+	if c.NoBias {
+		bias = "no bias"
+	}
+	return fmt.Sprintf("drdam D=%d β=%g %v basis=%v projection=%v Y=%d (F=%d) seed=%d ε=%g %s",
+		c.D, c.Beta, c.Similarity, c.Basis, c.Projection, c.Y, c.FeatureDim(), c.Seed, c.Epsilon, bias)
+}
+
+// New returns an empty memory of the configured representation.
+func New(c Config) (Memory, error) {
+	c, err := c.Validate()
+	if err != nil {
+		return nil, err
+	}
+	if c.Rep == RepMrDAM {
+		return NewMrDAM(c)
+	}
+	return NewDrDAM(c)
+}

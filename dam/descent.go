@@ -1,0 +1,207 @@
+package dam
+
+import (
+	"fmt"
+	"math"
+)
+
+// RecallOptions configures an energy descent x ← x − η ∇E(x) (eq. gen-up).
+type RecallOptions struct {
+	Step     float64 // step size η > 0
+	MaxSteps int     // L ≥ 0: at most this many steps per query
+	// Tol stops a query once |E(x^t) − E(x^(t−1))| < Tol (§4.2,
+	// "retrieved"); 0 runs every query for MaxSteps steps.
+	Tol float64
+	// Clamp, if not nil, has length D; coordinates where it is true have
+	// their gradient zeroed, so they keep their initial value bit for bit
+	// (the visible pixels of an occluded image).
+	Clamp []bool
+	// Box, if not nil, clips every unclamped coordinate to [Lo, Hi] after
+	// each step.
+	Box *Box
+}
+
+// Box is a closed interval [Lo, Hi] for every coordinate.
+type Box struct{ Lo, Hi float64 }
+
+func (o RecallOptions) validate(d int) error {
+	if !(o.Step > 0) || math.IsInf(o.Step, 0) {
+		return fmt.Errorf("step size η must be positive and finite, found %v", o.Step)
+	}
+	if o.MaxSteps < 0 {
+		return fmt.Errorf("maximum number of steps must be ≥ 0, found %d", o.MaxSteps)
+	}
+	if o.Tol < 0 || math.IsNaN(o.Tol) {
+		return fmt.Errorf("tolerance must be ≥ 0, found %v", o.Tol)
+	}
+	if o.Clamp != nil && len(o.Clamp) != d {
+		return fmt.Errorf("clamp mask has %d entries, want D = %d", len(o.Clamp), d)
+	}
+	if o.Box != nil && !(o.Box.Lo <= o.Box.Hi) {
+		return fmt.Errorf("box [%v, %v] is empty", o.Box.Lo, o.Box.Hi)
+	}
+	return nil
+}
+
+// Result is the outcome of a descent of B queries.
+type Result struct {
+	X         []float64   // B×D final states
+	Steps     []int       // steps taken by each query
+	Energy    [][]float64 // per query, E(x⁰), E(x¹), …, E(x^Steps): Steps+1 values
+	Converged []bool      // whether the query stopped by Tol before MaxSteps
+}
+
+// Recall descends the energy of m from the B = len(x0)/D queries x0 (B×D,
+// row-major), which it does not modify.
+func Recall(m Model, x0 []float64, opt RecallOptions) (*Result, error) {
+	d, err := NewDescent(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.Start(x0); err != nil {
+		return nil, err
+	}
+	if err := d.Run(); err != nil {
+		return nil, err
+	}
+	return d.Result(), nil
+}
+
+// Descent runs an energy descent step by step, for callers that want to
+// watch it (progress, energy traces) or reuse its buffers: after Start, a
+// Step allocates nothing.
+type Descent struct {
+	m   Model
+	opt RecallOptions
+	d   int
+
+	x         []float64 // B×D final states
+	steps     []int
+	trace     [][]float64
+	converged []bool
+	store     []float64 // backing array of the traces
+
+	// The active queries, compacted: slot k holds query idx[k].
+	idx        []int
+	xa, ga, ea []float64
+	na, t      int
+}
+
+// NewDescent returns a descent of m with the given options.
+func NewDescent(m Model, opt RecallOptions) (*Descent, error) {
+	if err := opt.validate(m.Dim()); err != nil {
+		return nil, err
+	}
+	return &Descent{m: m, opt: opt, d: m.Dim()}, nil
+}
+
+// Start begins a descent from x0 (B×D), which is copied.
+func (ds *Descent) Start(x0 []float64) error {
+	d := ds.d
+	b, err := checkRows("queries", x0, d)
+	if err != nil {
+		return err
+	}
+	l := ds.opt.MaxSteps
+	ds.x = grow(ds.x, b*d)
+	ds.xa = grow(ds.xa, b*d)
+	ds.ga = grow(ds.ga, b*d)
+	ds.ea = grow(ds.ea, b)
+	ds.store = grow(ds.store, b*(l+1))
+	copy(ds.xa, x0)
+	if cap(ds.steps) < b {
+		ds.steps, ds.converged, ds.idx = make([]int, b), make([]bool, b), make([]int, b)
+		ds.trace = make([][]float64, b)
+	}
+	ds.steps, ds.converged, ds.idx, ds.trace = ds.steps[:b], ds.converged[:b], ds.idx[:b], ds.trace[:b]
+	for q := range b {
+		ds.idx[q] = q
+		ds.steps[q] = 0
+		ds.converged[q] = false
+		ds.trace[q] = ds.store[q*(l+1) : q*(l+1) : (q+1)*(l+1)]
+	}
+	ds.na, ds.t = b, 0
+	return nil
+}
+
+// Active returns the number of queries still descending.
+func (ds *Descent) Active() int { return ds.na }
+
+// Iteration returns how many steps the active queries have taken.
+func (ds *Descent) Iteration() int { return ds.t }
+
+// Step evaluates the energy (and gradient) of every active query, records
+// it, retires the queries that converged or reached MaxSteps, and moves the
+// others one step. It reports whether the descent is over.
+func (ds *Descent) Step() (done bool, err error) {
+	if ds.na == 0 {
+		return true, nil
+	}
+	d, na, last := ds.d, ds.na, ds.t == ds.opt.MaxSteps
+	grad := ds.ga[:na*d]
+	if last {
+		grad = nil // the final energies only
+	}
+	if err := ds.m.EnergyGrad(ds.ea[:na], grad, ds.xa[:na*d]); err != nil {
+		return false, fmt.Errorf("step %d: %w", ds.t, err)
+	}
+	eta, clamp, box := ds.opt.Step, ds.opt.Clamp, ds.opt.Box
+	for k := 0; k < ds.na; {
+		q, e := ds.idx[k], ds.ea[k]
+		if math.IsNaN(e) || math.IsInf(e, 0) {
+			return false, fmt.Errorf("step %d: query %d: energy is %v", ds.t, q, e)
+		}
+		tr := ds.trace[q]
+		conv := ds.opt.Tol > 0 && len(tr) > 0 && math.Abs(e-tr[len(tr)-1]) < ds.opt.Tol
+		ds.trace[q] = append(tr, e)
+		if conv || last {
+			ds.steps[q], ds.converged[q] = ds.t, conv
+			ds.retire(k)
+			continue // slot k now holds another query
+		}
+		xr, g := ds.xa[k*d:(k+1)*d], ds.ga[k*d:(k+1)*d]
+		for i := range xr {
+			if clamp != nil && clamp[i] {
+				continue
+			}
+			v := xr[i] - eta*g[i]
+			if box != nil {
+				v = min(max(v, box.Lo), box.Hi)
+			}
+			xr[i] = v
+		}
+		k++
+	}
+	ds.t++
+	return ds.na == 0, nil
+}
+
+// retire copies the state of slot k to its query's final state and moves
+// the last active slot into k.
+func (ds *Descent) retire(k int) {
+	d, q, l := ds.d, ds.idx[k], ds.na-1
+	copy(ds.x[q*d:(q+1)*d], ds.xa[k*d:(k+1)*d])
+	if k != l {
+		ds.idx[k] = ds.idx[l]
+		ds.ea[k] = ds.ea[l]
+		copy(ds.xa[k*d:(k+1)*d], ds.xa[l*d:(l+1)*d])
+		copy(ds.ga[k*d:(k+1)*d], ds.ga[l*d:(l+1)*d])
+	}
+	ds.na = l
+}
+
+// Run steps until every query has stopped.
+func (ds *Descent) Run() error {
+	for {
+		done, err := ds.Step()
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// Result returns the outcome so far. Its slices alias the descent's
+// buffers: they are valid until the next Start.
+func (ds *Descent) Result() *Result {
+	return &Result{X: ds.x, Steps: ds.steps, Energy: ds.trace, Converged: ds.converged}
+}

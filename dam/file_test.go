@@ -1,0 +1,191 @@
+package dam
+
+import (
+	"bytes"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/drdam/drdam/features"
+)
+
+func encode(t testing.TB, m Memory) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Write(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func decode(b []byte) (Memory, error) { return Read(bytes.NewReader(b), int64(len(b))) }
+
+// fileModels returns small memories covering every kind of payload.
+func fileModels(t testing.TB) []Memory {
+	const d = 5
+	xi := grayPatterns(201, 4, d)
+	ms := []Memory{
+		mustMrDAM(t, Config{D: d, Beta: 3}, xi),
+		mustMrDAM(t, Config{D: d, Beta: 3, Similarity: Dot}, xi),
+	}
+	for _, basis := range allBases {
+		ms = append(ms, mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Basis: basis, Seed: 9}, xi))
+	}
+	ms = append(ms,
+		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, Similarity: Dot, NoBias: true, Epsilon: 1e-3}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, Projection: features.Orthogonal}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9}, nil), // empty
+	)
+	// Log T = −Inf entries: Exp at β = 1000 far from the memories underflows.
+	far := mustDrDAM(t, Config{D: d, Beta: 1000, Y: 16, Basis: features.Exp, Seed: 9}, xi)
+	return append(ms, far)
+}
+
+// TestFileRoundTrip: Save then Load gives the same configuration, count
+// and payload bit for bit, and the same energies.
+func TestFileRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	x := grayPatterns(202, 3, 5)
+	for i, m := range fileModels(t) {
+		p := filepath.Join(dir, "m.drdam")
+		if err := Save(p, m); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Load(p)
+		if err != nil {
+			t.Fatalf("model %d (%v): %v", i, m.Config(), err)
+		}
+		if got.Config() != m.Config() || got.Len() != m.Len() {
+			t.Fatalf("model %d: loaded %v with %d memories, saved %v with %d", i, got.Config(), got.Len(), m.Config(), m.Len())
+		}
+		if !bytes.Equal(encode(t, got), encode(t, m)) {
+			t.Errorf("model %d (%v): re-encoding the loaded model gives different bytes", i, m.Config())
+		}
+		if m.Len() == 0 {
+			continue
+		}
+		e1, g1 := energies(t, m, x)
+		e2, g2 := energies(t, got, x)
+		if relDiff(e1, e2) != 0 || relDiff(g1, g2) != 0 {
+			t.Errorf("model %d (%v): energies differ after the round trip", i, m.Config())
+		}
+	}
+}
+
+// TestFileCorruption: every truncation of a saved file, and every single
+// flipped byte anywhere in it, is rejected with an error (never a panic,
+// never a model).
+func TestFileCorruption(t *testing.T) {
+	for _, m := range fileModels(t)[:4] {
+		b := encode(t, m)
+		for n := range len(b) {
+			if _, err := decode(b[:n]); err == nil {
+				t.Fatalf("%v: truncation to %d of %d bytes was accepted", m.Config(), n, len(b))
+			}
+		}
+		for i := range b {
+			c := append([]byte(nil), b...)
+			c[i] ^= 0x5a
+			if _, err := decode(c); err == nil {
+				t.Fatalf("%v: flipping byte %d was accepted", m.Config(), i)
+			}
+		}
+		if _, err := decode(append(append([]byte(nil), b...), 0)); err == nil {
+			t.Fatalf("%v: a trailing byte was accepted", m.Config())
+		}
+	}
+}
+
+func TestFileErrors(t *testing.T) {
+	m := fileModels(t)[2]
+	good := encode(t, m)
+	withCRC := func(b []byte) []byte { // re-seal a modified file
+		b = append([]byte(nil), b...)
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crcOf(b[:len(b)-4]))
+		return b
+	}
+	set := func(off int, v byte) []byte { b := append([]byte(nil), good...); b[off] = v; return withCRC(b) }
+	newer := append([]byte(nil), good...)
+	binary.LittleEndian.PutUint32(newer[8:], 2)
+	for _, c := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"empty", nil, "not a drdam model file"},
+		{"npy file", []byte("\x93NUMPY\x01\x00v\x00{'descr': '<f8'"), "not a drdam model file"},
+		{"short", good[:40], "truncated"},
+		{"truncated payload", good[:len(good)-20], "truncated or corrupted"},
+		{"flipped payload", set(100, good[100]^1)[:len(good)-4], "truncated"},
+		{"bad checksum", func() []byte { b := append([]byte(nil), good...); b[100] ^= 1; return b }(), "checksum mismatch"},
+		{"newer version", newer, "newer than this program"},
+		{"bad representation", set(12, 7), "unknown representation 7"},
+		{"bad basis", set(14, 9), "unknown basis"},
+		{"bad precision", set(16, 3), "unknown precision"},
+		{"reserved", set(20, 1), "reserved"},
+	} {
+		_, err := decode(c.b)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+	// Load names the file.
+	p := filepath.Join(t.TempDir(), "bad.drdam")
+	os.WriteFile(p, good[:50], 0o644)
+	if _, err := Load(p); err == nil || !strings.Contains(err.Error(), p) {
+		t.Errorf("Load of a truncated file: err = %v, want the path in it", err)
+	}
+	// An external projection cannot be saved.
+	proj, _ := features.NewDense(make([]float64, 4*5), 4, 5)
+	fm, _ := features.NewMap(features.SinCos, 1, proj, nil)
+	ext, _ := NewDrDAMWithMap(Config{}, fm)
+	if err := Save(filepath.Join(t.TempDir(), "x"), ext); err == nil || !strings.Contains(err.Error(), "external") {
+		t.Errorf("saving an external-projection model: err = %v", err)
+	}
+}
+
+func crcOf(b []byte) uint32 { return crc32Castagnoli(b) }
+
+// FuzzRead checks that reading arbitrary bytes never panics and that a
+// model that reads successfully re-encodes to the same bytes.
+func FuzzRead(f *testing.F) {
+	for _, m := range fileModels(f) {
+		b := encode(f, m)
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Add([]byte(fileMagic))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := decode(b)
+		if err != nil {
+			return
+		}
+		if again := encode(t, m); !bytes.Equal(again, b) {
+			t.Fatalf("a file that reads does not re-encode to itself")
+		}
+	})
+}
+
+// FuzzReadSealed is FuzzRead with the checksum recomputed, so that the
+// fuzzer reaches the header and payload validation behind it.
+func FuzzReadSealed(f *testing.F) {
+	for _, m := range fileModels(f) {
+		f.Add(encode(f, m))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) < 4 {
+			return
+		}
+		b = append([]byte(nil), b...)
+		binary.LittleEndian.PutUint32(b[len(b)-4:], crcOf(b[:len(b)-4]))
+		m, err := decode(b)
+		if err != nil {
+			return
+		}
+		if again := encode(t, m); !bytes.Equal(again, b) {
+			t.Fatalf("a file that reads does not re-encode to itself")
+		}
+	})
+}

@@ -1,0 +1,40 @@
+// Package dataio reads and writes the matrices and vectors that the
+// command line works with: patterns (K×D), queries (B×D), masks (length D)
+// and results, stored as NumPy .npy files or as delimited text.
+//
+// The format is chosen by the file name's extension, ignoring case:
+//
+//   - .npy: a NumPy array (see package npy). Any real or bool dtype is
+//     read; matrices and vectors are written as little-endian float64.
+//     A 1-D array of length n is read as a matrix with one row (1×n), and
+//     a vector is written as a 1-D array.
+//   - .csv: comma-separated values, read with encoding/csv (so quoted
+//     fields work).
+//   - .tsv: tab-separated values, read with encoding/csv.
+//   - .txt: whitespace- or comma-separated values, as numpy.savetxt writes
+//     them. The separator is a comma if the first data line holds a comma,
+//     and otherwise any run of spaces and tabs.
+//
+// # Text files
+//
+// Each line is one row. Blank lines and lines starting with '#' are
+// skipped, and so is a UTF-8 byte order mark. The first row is a header, and
+// is skipped, when none of its fields is a number; a first row that mixes
+// numbers and other text is an error, not a header, so that a typo in the
+// first data row is reported rather than silently dropped. Every row,
+// header included, must have the same number of fields. Fields may be
+// surrounded by spaces, and "nan", "inf" and "-inf" (in any case) are read
+// as NaN and infinities: reading never rejects them, and callers that need
+// finite data call CheckFinite. Errors name the file, the line and the
+// column (both counted from 1) and quote the text found.
+//
+// Text is written with strconv.FormatFloat(v, 'g', -1, 64), which reads
+// back to exactly the same float64, one row per line and without a header.
+//
+// # Atomic writes
+//
+// WriteMatrix and WriteVector write to a temporary file in the destination
+// directory, sync it and rename it over the destination, so the
+// destination holds either its old contents or the complete new file,
+// never a partial one.
+package dataio

@@ -1,0 +1,166 @@
+package dataio
+
+import (
+	"fmt"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/drdam/drdam/npy"
+)
+
+// Matrix is a dense row-major matrix: the element in row i and column j
+// (counted from 0) is Data[i*Cols+j].
+type Matrix struct {
+	Rows, Cols int
+	Data       []float64
+}
+
+// format is a file format, chosen by extension.
+type format int
+
+const (
+	formatNPY format = iota
+	formatCSV
+	formatTSV
+	formatTXT
+)
+
+// formatOf returns the format of path from its extension.
+func formatOf(path string) (format, error) {
+	switch ext := strings.ToLower(filepath.Ext(path)); ext {
+	case ".npy":
+		return formatNPY, nil
+	case ".csv":
+		return formatCSV, nil
+	case ".tsv":
+		return formatTSV, nil
+	case ".txt":
+		return formatTXT, nil
+	case "":
+		return 0, fmt.Errorf("%s: no file extension (want .npy, .csv, .tsv or .txt)", path)
+	default:
+		return 0, fmt.Errorf("%s: unsupported extension %q (want .npy, .csv, .tsv or .txt)", path, ext)
+	}
+}
+
+// ReadMatrix reads a matrix from path, in the format given by its
+// extension (see the package documentation). A 2-D .npy array is read as
+// is, and a 1-D .npy array of length n as one row (1×n); any other number of
+// dimensions is an error naming the shape. A text file gives one matrix row
+// per data line.
+//
+// ReadMatrix does not reject NaN or infinite values; call CheckFinite for
+// that. It does reject a matrix with no elements.
+func ReadMatrix(path string) (*Matrix, error) {
+	return readMatrix(path, parseNumber)
+}
+
+func readMatrix(path string, parse func(string) (float64, error)) (*Matrix, error) {
+	f, err := formatOf(path)
+	if err != nil {
+		return nil, err
+	}
+	if f == formatNPY {
+		return readNPY(path)
+	}
+	return readText(path, f, parse)
+}
+
+func readNPY(path string) (*Matrix, error) {
+	a, err := npy.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m *Matrix
+	switch len(a.Shape) {
+	case 1:
+		m = &Matrix{Rows: 1, Cols: a.Shape[0], Data: a.Data}
+	case 2:
+		m = &Matrix{Rows: a.Shape[0], Cols: a.Shape[1], Data: a.Data}
+	default:
+		return nil, fmt.Errorf("%s: want a 1-D or 2-D array, found %d-D shape %s", path, len(a.Shape), formatShape(a.Shape))
+	}
+	if len(m.Data) == 0 {
+		return nil, fmt.Errorf("%s: no data: the array has shape %s", path, formatShape(a.Shape))
+	}
+	return m, nil
+}
+
+// formatShape formats shape as NumPy prints it, e.g. (2, 3) or (5,).
+func formatShape(shape []int) string {
+	var b strings.Builder
+	b.WriteByte('(')
+	for i, d := range shape {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(d))
+	}
+	if len(shape) == 1 {
+		b.WriteByte(',')
+	}
+	b.WriteByte(')')
+	return b.String()
+}
+
+// ReadVector reads a vector from path: a 1-D .npy array, or a 2-D .npy
+// array or text file with a single row or a single column.
+func ReadVector(path string) ([]float64, error) {
+	m, err := ReadMatrix(path)
+	if err != nil {
+		return nil, err
+	}
+	return asVector(path, m)
+}
+
+func asVector(path string, m *Matrix) ([]float64, error) {
+	if m.Rows != 1 && m.Cols != 1 {
+		return nil, fmt.Errorf("%s: want a vector (a single row or column), found %d rows and %d columns", path, m.Rows, m.Cols)
+	}
+	return m.Data, nil
+}
+
+// ReadMask reads a mask of length d from path, as ReadVector reads a
+// vector. A nonzero value is true and zero is false; a .npy file may hold
+// bools or numbers, and a text file may also hold true and false (in any
+// case). A mask whose length is not d is an error "mask PATH: want D=d,
+// found n values".
+func ReadMask(path string, d int) ([]bool, error) {
+	m, err := readMatrix(path, parseBool)
+	if err != nil {
+		return nil, err
+	}
+	v, err := asVector(path, m)
+	if err != nil {
+		return nil, fmt.Errorf("mask %w", err)
+	}
+	if len(v) != d {
+		return nil, fmt.Errorf("mask %s: want D=%d, found %d values", path, d, len(v))
+	}
+	mask := make([]bool, len(v))
+	for i, x := range v {
+		if math.IsNaN(x) {
+			return nil, fmt.Errorf("mask %s: element %d: NaN is neither true nor false", path, i+1)
+		}
+		mask[i] = x != 0
+	}
+	return mask, nil
+}
+
+// CheckFinite returns an error naming the first NaN or infinite element
+// of m, such as "PATH: row 3, column 7: NaN", or nil if every element is
+// finite. Rows and columns are counted from 1, as a spreadsheet shows
+// them; a row is a row of the matrix, which in a text file with a header,
+// comments or blank lines is not the same as the line number. PATH is only
+// used in the message.
+func CheckFinite(path string, m *Matrix) error {
+	cols := max(m.Cols, 1)
+	for i, x := range m.Data {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s: row %d, column %d: %v", path, i/cols+1, i%cols+1, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package npy
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Array is an n-dimensional array read from a .npy file, converted to
+// float64, in C (row-major) order.
+type Array struct {
+	Shape []int     // e.g. [K, D]; empty for a 0-d scalar
+	Data  []float64 // len = product of Shape
+	Descr string    // dtype as found in the file, e.g. "<f4"
+}
+
+// Read reads one array from r, which must hold exactly one .npy file:
+// bytes after the data are an error. (To check that on a reader that is
+// not an io.Seeker, Read reads r to EOF.)
+//
+// Read accepts format versions 1.0, 2.0 and 3.0, the dtypes f2, f4, f8,
+// i1, i2, i4, i8, u1, u2, u4, u8 and b1 in either byte order, and C or
+// Fortran order. The data is converted to float64 (bools to 0 and 1) and
+// returned in C order. Other dtypes are an error naming the dtype.
+//
+// If r is an io.Seeker, such as an *os.File on a regular file or a
+// *bytes.Reader, Read seeks to its end and back to learn the size of the
+// input, and rejects a header that claims more data than the input holds
+// before allocating anything. Otherwise it reads the data in bounded
+// chunks, so that memory grows only as data actually arrives. Either way a
+// malformed or truncated input is an error, never a panic.
+func Read(r io.Reader) (*Array, error) {
+	remaining := remainingSize(r)
+	h, err := readHeader(r, remaining)
+	if err != nil {
+		return nil, err
+	}
+	dt, err := parseDescr(h.Descr)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := numElements(h.Shape) // readHeader checked that it fits.
+	if n > maxInt/8 {
+		return nil, fmt.Errorf("npy: shape %s has %d elements, too many for a []float64 on this platform", formatShape(h.Shape), n)
+	}
+	nbytes := int64(n) * int64(dt.size)
+	if remaining >= 0 {
+		if avail := remaining - h.DataOffset; nbytes > avail {
+			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes",
+				n, nbytes, avail)
+		}
+	}
+	data, got, err := readData(r, dt, n, remaining >= 0)
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes",
+				n, nbytes, got)
+		}
+		return nil, fmt.Errorf("npy: reading data: %w", err)
+	}
+	if err := checkTrailing(r, remaining, h.DataOffset+nbytes); err != nil {
+		return nil, err
+	}
+	if h.FortranOrder && n > 0 {
+		data = fortranToC(data, h.Shape)
+	}
+	return &Array{Shape: h.Shape, Data: data, Descr: h.Descr}, nil
+}
+
+// readData reads n items of type dt from r and converts them to float64.
+// It reads through a fixed-size buffer, and allocates the result up front
+// only if sized is true, that is, if the caller has checked that r holds
+// enough bytes; otherwise the result grows as the data arrives. It returns
+// the number of bytes read, and io.ErrUnexpectedEOF if r ends early.
+func readData(r io.Reader, dt dtype, n int, sized bool) ([]float64, int64, error) {
+	const chunk = 1 << 16 // bytes
+	var data []float64
+	if sized {
+		data = make([]float64, 0, n)
+	} else {
+		data = make([]float64, 0, min(n, chunk))
+	}
+	buf := make([]byte, min(n*dt.size, chunk/dt.size*dt.size))
+	var got int64
+	for len(data) < n {
+		b := buf[:min((n-len(data))*dt.size, len(buf))]
+		m, err := io.ReadFull(r, b)
+		got += int64(m)
+		for i := 0; i+dt.size <= m; i += dt.size {
+			data = append(data, dt.decode(b[i:i+dt.size]))
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, got, io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return nil, got, err
+		}
+	}
+	return data, got, nil
+}
+
+// remainingSize returns the number of bytes left in r if r can tell it
+// (an io.Seeker, such as an *os.File on a regular file or a
+// *bytes.Reader), or -1.
+func remainingSize(r io.Reader) int64 {
+	s, ok := r.(io.Seeker)
+	if !ok {
+		return -1
+	}
+	cur, err := s.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return -1
+	}
+	end, err := s.Seek(0, io.SeekEnd)
+	if err != nil {
+		return -1
+	}
+	if _, err := s.Seek(cur, io.SeekStart); err != nil {
+		// The position is lost; nothing sensible can be read.
+		return -1
+	}
+	if end < cur {
+		return 0
+	}
+	return end - cur
+}
+
+// checkTrailing reports an error if r holds bytes after the data, which
+// ends at offset end.
+func checkTrailing(r io.Reader, remaining, end int64) error {
+	if remaining >= 0 {
+		if extra := remaining - end; extra > 0 {
+			return trailingError(extra, end)
+		}
+		return nil
+	}
+	extra, err := io.Copy(io.Discard, r)
+	if err != nil {
+		return fmt.Errorf("npy: reading after the data: %w", err)
+	}
+	if extra > 0 {
+		return trailingError(extra, end)
+	}
+	return nil
+}
+
+func trailingError(extra, end int64) error {
+	return fmt.Errorf("npy: %d bytes after the data: the header and the data it describes take %d bytes, the input has %d",
+		extra, end, end+extra)
+}
+
+// fortranToC reorders data, stored in Fortran (column-major) order with the
+// given shape, into C (row-major) order.
+func fortranToC(data []float64, shape []int) []float64 {
+	// Axes of length 1 do not change the layout. Dropping them leaves at
+	// most log2(len(data)) axes, which keeps the index arithmetic below
+	// cheap even for a hostile header with thousands of axes.
+	var dims []int
+	for _, d := range shape {
+		if d != 1 {
+			dims = append(dims, d)
+		}
+	}
+	if len(dims) <= 1 {
+		return data
+	}
+	shape = dims
+	nd := len(shape)
+	// fstride[k] is the distance in data between neighbours along axis k.
+	fstride := make([]int, nd)
+	s := 1
+	for k := range nd {
+		fstride[k] = s
+		s *= shape[k]
+	}
+	out := make([]float64, len(data))
+	idx := make([]int, nd)
+	off := 0
+	for i := range out {
+		out[i] = data[off]
+		// Advance the C-order multi-index, last axis fastest.
+		for k := nd - 1; k >= 0; k-- {
+			idx[k]++
+			off += fstride[k]
+			if idx[k] < shape[k] {
+				break
+			}
+			off -= idx[k] * fstride[k]
+			idx[k] = 0
+		}
+	}
+	return out
+}
+
+// ReadFile reads one array from the .npy file at path. Its errors start
+// with "read PATH: ".
+func ReadFile(path string) (*Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	a, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return a, nil
+}
