@@ -114,4 +114,3 @@ func TestBounds(t *testing.T) {
 		t.Error("K = 0 accepted")
 	}
 }
-
