@@ -92,6 +92,18 @@ type Config struct {
 	Epsilon float64
 }
 
+// ConfigError reports an invalid Config field.
+type ConfigError struct {
+	Field string // the Config field, e.g. "Beta"
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+func fieldErr(field, format string, args ...any) error {
+	return &ConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
 // Validate fills in defaults and checks every field, returning the completed
 // configuration or an error that names the bad field.
 func (c Config) Validate() (Config, error) {
@@ -102,16 +114,16 @@ func (c Config) Validate() (Config, error) {
 		c.Similarity = L2
 	}
 	if c.Rep != RepMrDAM && c.Rep != RepDrDAM {
-		return c, fmt.Errorf("unknown representation %d", int(c.Rep))
+		return c, fieldErr("Rep", "unknown representation %d", int(c.Rep))
 	}
 	if c.Similarity != L2 && c.Similarity != Dot {
-		return c, fmt.Errorf("unknown similarity %d", int(c.Similarity))
+		return c, fieldErr("Similarity", "unknown similarity %d", int(c.Similarity))
 	}
 	if c.D <= 0 {
-		return c, fmt.Errorf("dimension D must be positive, found %d", c.D)
+		return c, fieldErr("D", "dimension D must be positive, found %d", c.D)
 	}
 	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
-		return c, fmt.Errorf("β must be positive and finite, found %v", c.Beta)
+		return c, fieldErr("Beta", "β must be positive and finite, found %v", c.Beta)
 	}
 	if c.Rep == RepMrDAM {
 		// Fields of DrDAM do not apply; clear them so that configurations
@@ -125,16 +137,16 @@ func (c Config) Validate() (Config, error) {
 		c.Projection = features.Gaussian
 	}
 	if !c.Basis.Valid() {
-		return c, fmt.Errorf("unknown basis %d", int(c.Basis))
+		return c, fieldErr("Basis", "unknown basis %d", int(c.Basis))
 	}
 	if !c.Projection.Valid() {
-		return c, fmt.Errorf("unknown projection kind %d", int(c.Projection))
+		return c, fieldErr("Projection", "unknown projection kind %d", int(c.Projection))
 	}
 	if c.Y <= 0 {
-		return c, fmt.Errorf("number of random features Y must be positive, found %d", c.Y)
+		return c, fieldErr("Y", "number of random features Y must be positive, found %d", c.Y)
 	}
 	if c.Epsilon < 0 || math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
-		return c, fmt.Errorf("clip floor ε must be ≥ 0 and finite, found %v", c.Epsilon)
+		return c, fieldErr("Epsilon", "clip floor ε must be ≥ 0 and finite, found %v", c.Epsilon)
 	}
 	if c.Epsilon == 0 {
 		c.Epsilon = c.Basis.DefaultEpsilon()

@@ -166,7 +166,8 @@ func Read(r io.ReaderAt, size int64) (Memory, error) {
 	}
 	if got := binary.LittleEndian.Uint32(sum[:]); got != crc.Sum32() {
 		if want != size {
-			return nil, fmt.Errorf("truncated or corrupted: the header declares %d payload values (%d bytes in all), the file has %d bytes", np, want, size)
+			return nil, fmt.Errorf("truncated or corrupted: the header declares %d payload values (%.0f bytes in all), the file has %d bytes",
+				np, float64(fileHeaderSize+fileTrailer)+8*float64(np), size)
 		}
 		return nil, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupted", got, crc.Sum32())
 	}

@@ -1,0 +1,153 @@
+// Command drdam stores patterns in a Dense Associative Memory, in the memory
+// (MrDAM) or the distributed (DrDAM) representation, and retrieves them by
+// energy descent.
+//
+// Usage:
+//
+//	drdam <command> [flags]
+//
+// Run `drdam help` for the list of commands and `drdam <command> --help`
+// for the flags of one.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"sort"
+	"strings"
+)
+
+// version is set with -ldflags "-X main.version=..." by release builds.
+var version = ""
+
+type command struct {
+	summary string
+	run     func(env *env, args []string) error
+}
+
+var commands = map[string]command{
+	"encode":  {"store patterns in a new model file", runEncode},
+	"add":     {"add patterns to a model", runAdd},
+	"remove":  {"remove patterns from a model", runRemove},
+	"merge":   {"merge two models of the same configuration", runMerge},
+	"info":    {"describe a model file", runInfo},
+	"energy":  {"energies (and gradients) at queries", runEnergy},
+	"recall":  {"retrieve memories by energy descent from queries", runRecall},
+	"demo":    {"compare DrDAM with MrDAM on random binary patterns", runDemo},
+	"compute": {"numpy_dam.py compute on the same input and output files", runCompute},
+	"version": {"print the version", runVersion},
+}
+
+// env is what a command may touch: its output streams. Tests run commands
+// with buffers.
+type env struct {
+	stdout, stderr io.Writer
+	isTerminal     bool // stderr is a terminal: show progress
+}
+
+func main() {
+	st, err := os.Stderr.Stat()
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, isTerminal: err == nil && st.Mode()&os.ModeCharDevice != 0}
+	os.Exit(run(e, os.Args[1:]))
+}
+
+// run executes one command line and returns the exit status: 0 on success,
+// 1 on an error, 2 on a usage error. Errors are printed as one line.
+func run(e *env, args []string) (status int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "drdam: internal error (please report it): %v\n", r)
+			status = 70
+		}
+	}()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			if _, ok := commands[args[1]]; ok {
+				return run(e, []string{args[1], "--help"})
+			}
+		}
+		usage(e.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	name := args[0]
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(e.stderr, "drdam: unknown command %q (run 'drdam help' for the list)\n", name)
+		return 2
+	}
+	err := c.run(e, args[1:])
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, new(usageError)):
+		fmt.Fprintf(e.stderr, "drdam %s: %v (see 'drdam %s --help')\n", name, err, name)
+		return 2
+	default:
+		fmt.Fprintf(e.stderr, "drdam %s: %s\n", name, oneLine(err.Error()))
+		return 1
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `drdam: Dense Associative Memory in the memory (MrDAM) and distributed (DrDAM)
+representations, after Hoover et al., NeurIPS 2024.
+
+Usage: drdam <command> [flags]
+
+Commands:
+`)
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprint(w, `
+Run 'drdam <command> --help' for the flags of a command.
+Patterns, queries and masks are read from .npy, .csv, .tsv or .txt files
+(one pattern per row); results are written in the format of the output
+file's extension.
+`)
+}
+
+func runVersion(e *env, args []string) error {
+	fs := newFlags("version", "", "Print the version of drdam and of Go.")
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "drdam", versionString())
+	return nil
+}
+
+func versionString() string {
+	v := version
+	bi, ok := debug.ReadBuildInfo()
+	if v == "" && ok {
+		v = bi.Main.Version
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += " " + s.Value[:12]
+			}
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	if ok {
+		v += " " + bi.GoVersion
+	}
+	return v
+}

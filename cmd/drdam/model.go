@@ -1,0 +1,202 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/features"
+)
+
+func runEncode(e *env, args []string) error {
+	fs := newFlags("encode", "", `
+Store the patterns of a file (one per row) in a new model file. A DrDAM
+keeps only T = Σ φ(ξ) (F values, whatever the number of patterns) and
+regenerates its random projection from the seed; an MrDAM keeps the
+patterns themselves.
+
+Example:
+  drdam encode --patterns letters.csv --beta 30 --y 50000 --out letters.drdam`)
+	patterns := fs.String("patterns", "", "file of patterns, one per row (.npy, .csv, .tsv, .txt)")
+	out := fs.String("out", "", "model file to write")
+	rep := fs.String("rep", "drdam", "representation: drdam (distributed) or mrdam (memory)")
+	beta := fs.Float64("beta", 10, "inverse temperature β > 0")
+	sim := fs.String("similarity", "l2", "energy: l2 (−(1/β) log Σ exp(−β/2‖x−ξ‖²)) or dot (−(1/β) log Σ exp(β⟨ξ,x⟩) + ½‖x‖²)")
+	basis := fs.String("basis", "sincos", "DrDAM feature basis: sincos, cos, exp or expexp")
+	y := fs.Int("y", 20000, "DrDAM number of random projections Y (sincos and expexp have 2Y features)")
+	proj := fs.String("projection", "gaussian", "DrDAM random projection: gaussian (iid) or orthogonal (ORF)")
+	seed := fs.Uint64("seed", 0, "DrDAM seed of the random projection and shift")
+	noBias := fs.Bool("no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
+	eps := fs.Float64("eps", 0, "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
+	fs.require("patterns", "out")
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	c := dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps}
+	var err error
+	if c.Rep, err = dam.ParseRepresentation(*rep); err != nil {
+		return usageError{"--rep: " + err.Error()}
+	}
+	if c.Similarity, err = dam.ParseSimilarity(*sim); err != nil {
+		return usageError{"--similarity: " + err.Error()}
+	}
+	if c.Rep == dam.RepDrDAM {
+		if c.Basis, err = features.ParseBasis(*basis); err != nil {
+			return usageError{"--basis: " + err.Error()}
+		}
+		if c.Projection, err = features.ParseProjectionKind(*proj); err != nil {
+			return usageError{"--projection: " + err.Error()}
+		}
+	}
+	if err := checkOutputDir(*out); err != nil {
+		return err
+	}
+	p, err := readPatterns(*patterns, "patterns", 0)
+	if err != nil {
+		return err
+	}
+	c.D = p.Cols
+	m, err := dam.New(c)
+	if err != nil {
+		return flagError(err)
+	}
+	if err := m.Add(p.Data); err != nil {
+		return fmt.Errorf("%s: %w", *patterns, err)
+	}
+	if err := dam.Save(*out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "stored %d patterns of dimension %d in %s: %s\n", p.Rows, p.Cols, *out, m.Config())
+	return nil
+}
+
+func runAdd(e *env, args []string) error    { return runUpdate(e, args, "add") }
+func runRemove(e *env, args []string) error { return runUpdate(e, args, "remove") }
+
+func runUpdate(e *env, args []string, verb string) error {
+	help := `
+Add the patterns of a file (one per row) to a model. A DrDAM's T grows by
+their features and keeps its size.`
+	if verb == "remove" {
+		help = `
+Remove the patterns of a file (one per row) from a model. An MrDAM deletes
+one stored copy of each (it is an error if one is not stored); a DrDAM
+subtracts their features from T and cannot check that they were stored.`
+	}
+	fs := newFlags(verb, "", help)
+	model := fs.String("model", "", "model file")
+	patterns := fs.String("patterns", "", "file of patterns, one per row")
+	out := fs.String("out", "", "where to write the updated model (default: replace --model, atomically)")
+	fs.require("model", "patterns")
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	if *out == "" {
+		*out = *model
+	}
+	m, err := dam.Load(*model)
+	if err != nil {
+		return err
+	}
+	p, err := readPatterns(*patterns, "patterns", m.Dim())
+	if err != nil {
+		return err
+	}
+	before := m.Len()
+	if verb == "add" {
+		err = m.Add(p.Data)
+	} else {
+		err = m.Remove(p.Data)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", *patterns, err)
+	}
+	if err := dam.Save(*out, m); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s: %d patterns (was %d), written to %s\n", verb, m.Len(), before, *out)
+	return nil
+}
+
+func runMerge(e *env, args []string) error {
+	fs := newFlags("merge", "", `
+Merge two models of the same configuration (representation, dimension, β,
+and for DrDAM basis, projection, Y, seed, bias and ε): T = T₁ + T₂, or the
+patterns of both for MrDAM. Models encoded separately, on several machines
+for instance, can be combined this way.`)
+	a := fs.String("model", "", "first model file")
+	b := fs.String("with", "", "second model file")
+	out := fs.String("out", "", "merged model file to write")
+	fs.require("model", "with", "out")
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	m1, err := dam.Load(*a)
+	if err != nil {
+		return err
+	}
+	m2, err := dam.Load(*b)
+	if err != nil {
+		return err
+	}
+	if err := m1.Merge(m2); err != nil {
+		return fmt.Errorf("merge %s and %s: %w", *a, *b, err)
+	}
+	if err := dam.Save(*out, m1); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "merged %d patterns into %s\n", m1.Len(), *out)
+	return nil
+}
+
+func runInfo(e *env, args []string) error {
+	fs := newFlags("info", "", "Describe a model file: its configuration, the number of patterns it stores, and its size against that of the patterns themselves.")
+	model := fs.String("model", "", "model file")
+	fs.require("model")
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	m, err := dam.Load(*model)
+	if err != nil {
+		return err
+	}
+	c := m.Config()
+	st, _ := os.Stat(*model)
+	w := e.stdout
+	fmt.Fprintf(w, "file            %s (%d bytes, format version %d, checksum OK)\n", *model, st.Size(), dam.FileVersion)
+	fmt.Fprintf(w, "representation  %v\n", c.Rep)
+	fmt.Fprintf(w, "energy          %v, β = %g\n", c.Similarity, c.Beta)
+	fmt.Fprintf(w, "dimension D     %d\n", c.D)
+	fmt.Fprintf(w, "patterns K      %d\n", m.Len())
+	patterns := m.Len() * c.D
+	if c.Rep == dam.RepDrDAM {
+		bias := "b ~ U(0, 2π)"
+		if c.NoBias {
+			bias = "none"
+		}
+		fmt.Fprintf(w, "basis           %v (%s shift)\n", c.Basis, bias)
+		fmt.Fprintf(w, "projection      %v, Y = %d, seed %d\n", c.Projection, c.Y, c.Seed)
+		fmt.Fprintf(w, "clip floor ε    %g\n", c.Epsilon)
+		fmt.Fprintf(w, "parameters      T has %d values; the patterns would take K·D = %d (ratio %.3g)\n",
+			c.FeatureDim(), patterns, float64(c.FeatureDim())/float64(max(patterns, 1)))
+	} else {
+		fmt.Fprintf(w, "parameters      K·D = %d pattern values\n", patterns)
+	}
+	return nil
+}
+
+// configFlags maps dam.Config fields to the flags of encode.
+var configFlags = map[string]string{"Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep"}
+
+// flagError prefixes a configuration error with the flag that set the
+// field.
+func flagError(err error) error {
+	var ce *dam.ConfigError
+	if errors.As(err, &ce) {
+		if f, ok := configFlags[ce.Field]; ok {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	return err
+}

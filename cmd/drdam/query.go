@@ -1,0 +1,181 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/dataio"
+)
+
+func runEnergy(e *env, args []string) error {
+	fs := newFlags("energy", "", `
+Evaluate a model's energy, and optionally its gradient, at each query
+(one per row). Without --out the energies are printed, one per line.`)
+	model := fs.String("model", "", "model file")
+	queries := fs.String("queries", "", "file of queries, one per row")
+	out := fs.String("out", "", "file for the energies (a vector of length B; .npy, .csv, ...)")
+	grad := fs.String("grad", "", "file for the gradients (B×D)")
+	fs.require("model", "queries")
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	for _, p := range []string{*out, *grad} {
+		if p != "" {
+			if err := checkOutputDir(p); err != nil {
+				return err
+			}
+		}
+	}
+	m, err := dam.Load(*model)
+	if err != nil {
+		return err
+	}
+	q, err := readPatterns(*queries, "queries", m.Dim())
+	if err != nil {
+		return err
+	}
+	en := make([]float64, q.Rows)
+	var g []float64
+	if *grad != "" {
+		g = make([]float64, len(q.Data))
+	}
+	if err := m.EnergyGrad(en, g, q.Data); err != nil {
+		return fmt.Errorf("%s: %w", *queries, err)
+	}
+	if *out != "" {
+		if err := dataio.WriteVector(*out, en); err != nil {
+			return err
+		}
+	} else {
+		for _, v := range en {
+			fmt.Fprintln(e.stdout, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+	}
+	if g != nil {
+		return writeOutput(*grad, q.Rows, q.Cols, g)
+	}
+	return nil
+}
+
+func runRecall(e *env, args []string) error {
+	fs := newFlags("recall", "", `
+Retrieve memories: run energy descent x ← x − η∇E(x) from each query (one
+per row) until |E(t) − E(t−1)| < --tol or --max-steps steps. Coordinates
+where the mask is true (nonzero) are clamped: they keep their value, as the
+visible pixels of an occluded image.
+
+Outputs: --out the final states (B×D); --steps the steps taken by each
+query; --trace the energy before each step and at the end, a B×(max steps
+taken + 1) matrix in which a query that stopped earlier repeats its final
+energy.`)
+	model := fs.String("model", "", "model file")
+	queries := fs.String("queries", "", "file of queries, one per row")
+	maskPath := fs.String("mask", "", "clamp mask file: D values, nonzero or true = clamped")
+	step := fs.Float64("step", 0.1, "step size η")
+	maxSteps := fs.Int("max-steps", 1000, "maximum number of steps L")
+	tol := fs.Float64("tol", 1e-6, "stop a query once |ΔE| < tol (0: always run --max-steps)")
+	box := fs.String("box", "", "clip every free coordinate to [lo,hi] after each step, written lo,hi")
+	out := fs.String("out", "", "file for the final states (B×D)")
+	stepsOut := fs.String("steps", "", "file for the number of steps of each query")
+	traceOut := fs.String("trace", "", "file for the energy traces")
+	fs.require("model", "queries", "out")
+	if err := fs.parse(e, args); err != nil {
+		return err
+	}
+	opt := dam.RecallOptions{Step: *step, MaxSteps: *maxSteps, Tol: *tol}
+	if *box != "" {
+		lo, hi, ok := strings.Cut(*box, ",")
+		l, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
+		h, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
+		if !ok || err1 != nil || err2 != nil {
+			return usagef("--box %q: want lo,hi, e.g. 0,0.125", *box)
+		}
+		opt.Box = &dam.Box{Lo: l, Hi: h}
+	}
+	for _, p := range []string{*out, *stepsOut, *traceOut} {
+		if p != "" {
+			if err := checkOutputDir(p); err != nil {
+				return err
+			}
+		}
+	}
+	m, err := dam.Load(*model)
+	if err != nil {
+		return err
+	}
+	q, err := readPatterns(*queries, "queries", m.Dim())
+	if err != nil {
+		return err
+	}
+	if *maskPath != "" {
+		if opt.Clamp, err = dataio.ReadMask(*maskPath, m.Dim()); err != nil {
+			return err
+		}
+	}
+	ds, err := dam.NewDescent(m, opt)
+	if err != nil {
+		return err
+	}
+	if err := ds.Start(q.Data); err != nil {
+		return fmt.Errorf("%s: %w", *queries, err)
+	}
+	pr := newProgress(e)
+	for {
+		pr.update(fmt.Sprintf("recall: %d of %d queries active, step", ds.Active(), q.Rows), ds.Iteration(), *maxSteps)
+		done, err := ds.Step()
+		if err != nil {
+			pr.done()
+			return fmt.Errorf("%s: %w", *queries, err)
+		}
+		if done {
+			break
+		}
+	}
+	pr.done()
+	res := ds.Result()
+	if err := writeOutput(*out, q.Rows, q.Cols, res.X); err != nil {
+		return err
+	}
+	steps := make([]float64, q.Rows)
+	conv := 0
+	for i, s := range res.Steps {
+		steps[i] = float64(s)
+		if res.Converged[i] {
+			conv++
+		}
+	}
+	if *stepsOut != "" {
+		if err := dataio.WriteVector(*stepsOut, steps); err != nil {
+			return err
+		}
+	}
+	width := slices.Max(res.Steps) + 1
+	if *traceOut != "" {
+		tr := make([]float64, q.Rows*width)
+		for b, t := range res.Energy {
+			row := tr[b*width : (b+1)*width]
+			copy(row, t)
+			for j := len(t); j < width; j++ {
+				row[j] = t[len(t)-1]
+			}
+		}
+		if err := writeOutput(*traceOut, q.Rows, width, tr); err != nil {
+			return err
+		}
+	}
+	var dE float64
+	for _, t := range res.Energy {
+		dE += (t[len(t)-1] - t[0]) / float64(q.Rows)
+	}
+	sorted := slices.Sorted(slices.Values(res.Steps))
+	fmt.Fprintf(e.stdout, "recalled %d queries: %d converged (|ΔE| < %g), %d stopped at --max-steps %d; steps median %d, max %d; mean energy change %.6g\n",
+		q.Rows, conv, *tol, q.Rows-conv, *maxSteps, sorted[len(sorted)/2], sorted[len(sorted)-1], dE)
+	if math.IsNaN(dE) {
+		return fmt.Errorf("energies are not finite")
+	}
+	return nil
+}
