@@ -67,9 +67,14 @@ func Recall(m Model, x0 []float64, opt RecallOptions) (*Result, error) {
 	return d.Result(), nil
 }
 
+// traceCap is the number of energies per query for which Start reserves
+// room.
+const traceCap = 1024
+
 // Descent runs an energy descent step by step, for callers that want to
 // watch it (progress, energy traces) or reuse its buffers: after Start, a
-// Step allocates nothing.
+// Step allocates nothing (but for the growth of an energy trace past 1024
+// entries, amortized).
 type Descent struct {
 	m   Model
 	opt RecallOptions
@@ -102,12 +107,15 @@ func (ds *Descent) Start(x0 []float64) error {
 	if err != nil {
 		return err
 	}
-	l := ds.opt.MaxSteps
+	// Traces start with room for up to traceCap energies each and grow by
+	// append beyond that (amortized), so a large MaxSteps costs nothing
+	// until the steps are taken.
+	l := min(ds.opt.MaxSteps+1, traceCap)
 	ds.x = grow(ds.x, b*d)
 	ds.xa = grow(ds.xa, b*d)
 	ds.ga = grow(ds.ga, b*d)
 	ds.ea = grow(ds.ea, b)
-	ds.store = grow(ds.store, b*(l+1))
+	ds.store = grow(ds.store, b*l)
 	copy(ds.xa, x0)
 	if cap(ds.steps) < b {
 		ds.steps, ds.converged, ds.idx = make([]int, b), make([]bool, b), make([]int, b)
@@ -118,7 +126,7 @@ func (ds *Descent) Start(x0 []float64) error {
 		ds.idx[q] = q
 		ds.steps[q] = 0
 		ds.converged[q] = false
-		ds.trace[q] = ds.store[q*(l+1) : q*(l+1) : (q+1)*(l+1)]
+		ds.trace[q] = ds.store[q*l : q*l : (q+1)*l]
 	}
 	ds.na, ds.t = b, 0
 	return nil

@@ -80,29 +80,12 @@ func readNPY(path string) (*Matrix, error) {
 	case 2:
 		m = &Matrix{Rows: a.Shape[0], Cols: a.Shape[1], Data: a.Data}
 	default:
-		return nil, fmt.Errorf("%s: want a 1-D or 2-D array, found %d-D shape %s", path, len(a.Shape), formatShape(a.Shape))
+		return nil, fmt.Errorf("%s: want a 1-D or 2-D array, found %d-D shape %s", path, len(a.Shape), npy.FormatShape(a.Shape))
 	}
 	if len(m.Data) == 0 {
-		return nil, fmt.Errorf("%s: no data: the array has shape %s", path, formatShape(a.Shape))
+		return nil, fmt.Errorf("%s: no data: the array has shape %s", path, npy.FormatShape(a.Shape))
 	}
 	return m, nil
-}
-
-// formatShape formats shape as NumPy prints it, e.g. (2, 3) or (5,).
-func formatShape(shape []int) string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i, d := range shape {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(d))
-	}
-	if len(shape) == 1 {
-		b.WriteByte(',')
-	}
-	b.WriteByte(')')
-	return b.String()
 }
 
 // ReadVector reads a vector from path: a 1-D .npy array, or a 2-D .npy

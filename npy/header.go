@@ -260,8 +260,9 @@ func numElements(shape []int) (int, bool) {
 	return n, true
 }
 
-// formatShape formats shape as a Python tuple, as NumPy does.
-func formatShape(shape []int) string {
+// FormatShape formats shape as a Python tuple, as NumPy prints it: (2, 3),
+// (5,) or ().
+func FormatShape(shape []int) string {
 	var b strings.Builder
 	b.WriteByte('(')
 	for i, d := range shape {

@@ -43,7 +43,7 @@ func Read(r io.Reader) (*Array, error) {
 	}
 	n, _ := numElements(h.Shape) // readHeader checked that it fits.
 	if n > maxInt/8 {
-		return nil, fmt.Errorf("npy: shape %s has %d elements, too many for a []float64 on this platform", formatShape(h.Shape), n)
+		return nil, fmt.Errorf("npy: shape %s has %d elements, too many for a []float64 on this platform", FormatShape(h.Shape), n)
 	}
 	nbytes := int64(n) * int64(dt.size)
 	if remaining >= 0 {

@@ -90,7 +90,7 @@ func checkShape(shape []int, n int) error {
 // header returns the preamble and header NumPy 1.24 writes for an array
 // of the given dtype and shape in C order.
 func header(descr string, shape []int) []byte {
-	sh := formatShape(shape)
+	sh := FormatShape(shape)
 	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + sh + ", }"
 	if len(shape) > 0 {
 		first := len(fmt.Sprint(shape[0]))

@@ -23,18 +23,7 @@ Evaluate a model's energy, and optionally its gradient, at each query
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	for _, p := range []string{*out, *grad} {
-		if p != "" {
-			if err := checkOutputDir(p); err != nil {
-				return err
-			}
-		}
-	}
-	m, err := dam.Load(*model)
-	if err != nil {
-		return err
-	}
-	q, err := readPatterns(*queries, "queries", m.Dim())
+	m, q, err := openQueries(*model, *queries, *out, *grad)
 	if err != nil {
 		return err
 	}
@@ -96,18 +85,7 @@ energy.`)
 		}
 		opt.Box = &dam.Box{Lo: l, Hi: h}
 	}
-	for _, p := range []string{*out, *stepsOut, *traceOut} {
-		if p != "" {
-			if err := checkOutputDir(p); err != nil {
-				return err
-			}
-		}
-	}
-	m, err := dam.Load(*model)
-	if err != nil {
-		return err
-	}
-	q, err := readPatterns(*queries, "queries", m.Dim())
+	m, q, err := openQueries(*model, *queries, *out, *stepsOut, *traceOut)
 	if err != nil {
 		return err
 	}
@@ -178,4 +156,26 @@ energy.`)
 		return fmt.Errorf("energies are not finite")
 	}
 	return nil
+}
+
+// openQueries checks that the directories of the output files exist (so
+// that a long computation does not fail at its end), then loads the model
+// and the queries, which must match its dimension.
+func openQueries(model, queries string, outputs ...string) (dam.Memory, *dataio.Matrix, error) {
+	for _, p := range outputs {
+		if p != "" {
+			if err := checkOutputDir(p); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	m, err := dam.Load(model)
+	if err != nil {
+		return nil, nil, err
+	}
+	q, err := readPatterns(queries, "queries", m.Dim())
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, q, nil
 }

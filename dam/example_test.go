@@ -1,0 +1,49 @@
+package dam_test
+
+import (
+	"fmt"
+
+	"github.com/drdam/drdam/dam"
+)
+
+// Store three patterns in a DrDAM, whose memory is one vector T of 2Y
+// values whatever the number of patterns, and retrieve the first from a
+// query whose last coordinate is unknown (zeroed) and whose others are
+// clamped.
+func Example() {
+	patterns := []float64{
+		0.5, 0, 0.5, 0,
+		0, 0.5, 0, 0.5,
+		0.5, 0.5, 0, 0.5,
+	}
+	m, err := dam.NewDrDAM(dam.Config{D: 4, Beta: 30, Y: 20000, Seed: 1})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	if err := m.Add(patterns); err != nil {
+		fmt.Println(err)
+		return
+	}
+	query := []float64{0.5, 0.5, 0, 0}
+	res, err := dam.Recall(m, query, dam.RecallOptions{
+		Step: 0.1, MaxSteps: 1000, Tol: 1e-10,
+		Clamp: []bool{true, true, true, false},
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("T holds %d values; retrieved %.2f, converged: %v\n", m.Config().FeatureDim(), res.X, res.Converged[0])
+	// Output: T holds 40000 values; retrieved [0.50 0.50 0.00 0.50], converged: true
+}
+
+// With a single memory ξ the L2 energy is ½‖x − ξ‖² and its gradient x − ξ.
+func ExampleMrDAM_EnergyGrad() {
+	m, _ := dam.NewMrDAM(dam.Config{D: 2, Beta: 5})
+	m.Add([]float64{1, 2})
+	e, g := make([]float64, 1), make([]float64, 2)
+	m.EnergyGrad(e, g, []float64{1, 0})
+	fmt.Println(e[0], g)
+	// Output: 2 [0 -2]
+}
