@@ -574,6 +574,9 @@ func (m *DrDAM) energyGradPositive(w *drWork, e, grad, x []float64, b, n int) er
 			g[i] = 2*xr[i] - g[i]*inv
 		}
 	}
+	if i := firstNonFinite(e); i >= 0 {
+		return fmt.Errorf("query %d: energy is %v", i, e[i])
+	}
 	return nil
 }
 
