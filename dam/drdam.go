@@ -178,12 +178,7 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 	kc := blockRows(min(k, 512), k)
 	n := blockRows(kc, y)
 	h := make([]float64, kc*n)
-	var acc []float64
-	if !positive {
-		acc = make([]float64, m.cfg.Basis.Width(n))
-	} else {
-		acc = make([]float64, 2*n)
-	}
+	acc := make([]float64, 2*n) // per-block sums: two halves of n
 	for lo := 0; lo < y; lo += n {
 		hi := min(lo+n, y)
 		nn := hi - lo
