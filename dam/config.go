@@ -72,6 +72,40 @@ func ParseSimilarity(s string) (Similarity, error) {
 	return 0, fmt.Errorf("unknown similarity %q: want l2 or dot", s)
 }
 
+// Precision is the floating-point type a model computes in. Inputs,
+// outputs and the stored T are float64 whatever the precision.
+type Precision int
+
+// Precisions. Float32 is the fast path (the paper's code and the peers run
+// float32); Float64 is for checking.
+const (
+	Float64 Precision = iota + 1
+	Float32
+)
+
+// String returns "float64" or "float32".
+func (p Precision) String() string {
+	switch p {
+	case Float64:
+		return "float64"
+	case Float32:
+		return "float32"
+	}
+	return fmt.Sprintf("Precision(%d)", int(p))
+}
+
+// ParsePrecision returns the precision named s: float64 (f64) or float32
+// (f32).
+func ParsePrecision(s string) (Precision, error) {
+	switch strings.ToLower(s) {
+	case "float64", "f64", "double":
+		return Float64, nil
+	case "float32", "f32", "single":
+		return Float32, nil
+	}
+	return 0, fmt.Errorf("unknown precision %q: want float32 or float64", s)
+}
+
 // Config describes a memory. Zero fields take the defaults given in their
 // comments; Validate applies them.
 type Config struct {
@@ -79,6 +113,7 @@ type Config struct {
 	D          int            // pattern dimension, > 0
 	Beta       float64        // inverse temperature β, > 0
 	Similarity Similarity     // default L2
+	Precision  Precision      // compute precision, default Float64
 
 	// DrDAM only.
 	Y          int                     // number of random projections, > 0 (F = 2Y for SinCos/ExpExp)
@@ -113,6 +148,12 @@ func (c Config) Validate() (Config, error) {
 	if c.Similarity == 0 {
 		c.Similarity = L2
 	}
+	if c.Precision == 0 {
+		c.Precision = Float64
+	}
+	if c.Precision != Float64 && c.Precision != Float32 {
+		return c, fieldErr("Precision", "unknown precision %d", int(c.Precision))
+	}
 	if c.Rep != RepMrDAM && c.Rep != RepDrDAM {
 		return c, fieldErr("Rep", "unknown representation %d", int(c.Rep))
 	}
@@ -128,7 +169,7 @@ func (c Config) Validate() (Config, error) {
 	if c.Rep == RepMrDAM {
 		// Fields of DrDAM do not apply; clear them so that configurations
 		// compare equal whatever the caller left there.
-		return Config{Rep: RepMrDAM, D: c.D, Beta: c.Beta, Similarity: c.Similarity}, nil
+		return Config{Rep: RepMrDAM, D: c.D, Beta: c.Beta, Similarity: c.Similarity, Precision: c.Precision}, nil
 	}
 	if c.Basis == 0 {
 		c.Basis = features.SinCos
@@ -169,14 +210,14 @@ func (c Config) FeatureDim() int {
 // String describes c in one line.
 func (c Config) String() string {
 	if c.Rep == RepMrDAM {
-		return fmt.Sprintf("mrdam D=%d β=%g %v", c.D, c.Beta, c.Similarity)
+		return fmt.Sprintf("mrdam D=%d β=%g %v %v", c.D, c.Beta, c.Similarity, c.Precision)
 	}
 	bias := "bias"
 	if c.NoBias {
 		bias = "no bias"
 	}
-	return fmt.Sprintf("drdam D=%d β=%g %v basis=%v projection=%v Y=%d (F=%d) seed=%d ε=%g %s",
-		c.D, c.Beta, c.Similarity, c.Basis, c.Projection, c.Y, c.FeatureDim(), c.Seed, c.Epsilon, bias)
+	return fmt.Sprintf("drdam D=%d β=%g %v basis=%v projection=%v Y=%d (F=%d) seed=%d ε=%g %s %v",
+		c.D, c.Beta, c.Similarity, c.Basis, c.Projection, c.Y, c.FeatureDim(), c.Seed, c.Epsilon, bias, c.Precision)
 }
 
 // New returns an empty memory of the configured representation.

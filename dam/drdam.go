@@ -92,6 +92,13 @@ func (m *DrDAM) Dim() int { return m.cfg.D }
 // Len returns the number of memories stored (added minus removed).
 func (m *DrDAM) Len() int { return m.count }
 
+// Reset forgets every memory (T = 0), keeping the configuration and the
+// random projection.
+func (m *DrDAM) Reset() {
+	m.count = 0
+	m.clear()
+}
+
 // Map returns the feature map.
 func (m *DrDAM) Map() *features.Map { return m.fm }
 

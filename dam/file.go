@@ -19,7 +19,6 @@ const (
 	FileVersion    = 1  // FileVersion is the model file format version that Save writes.
 	fileHeaderSize = 88 // bytes before the payload
 	fileTrailer    = 4  // CRC-32C
-	precFloat64    = 1
 	flagBias       = 1
 )
 
@@ -35,7 +34,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 //	    13     1  similarity: 1 L2, 2 dot
 //	    14     1  basis: 0 (MrDAM), 1 cos, 2 sincos, 3 exp, 4 expexp
 //	    15     1  projection: 0 (MrDAM), 1 gaussian, 2 orthogonal
-//	    16     1  precision of the payload: 1 float64
+//	    16     1  compute precision: 1 float64, 2 float32 (the payload is float64)
 //	    17     1  flags: bit 0 set if the random shift b is used
 //	    18     6  reserved, zero
 //	    24     8  D (uint64)
@@ -65,7 +64,7 @@ func Write(w io.Writer, m Memory) error {
 	h := make([]byte, fileHeaderSize)
 	copy(h, fileMagic)
 	binary.LittleEndian.PutUint32(h[8:], FileVersion)
-	h[12], h[13], h[16] = byte(c.Rep), byte(c.Similarity), precFloat64
+	h[12], h[13], h[16] = byte(c.Rep), byte(c.Similarity), byte(c.Precision)
 	binary.LittleEndian.PutUint64(h[24:], uint64(c.D))
 	binary.LittleEndian.PutUint64(h[40:], math.Float64bits(c.Beta))
 	binary.LittleEndian.PutUint64(h[64:], uint64(m.Len()))
@@ -200,8 +199,9 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 	if c.Rep != RepMrDAM && c.Rep != RepDrDAM {
 		return c, 0, 0, fmt.Errorf("header: unknown representation %d (want 1 mrdam or 2 drdam)", h[12])
 	}
-	if h[16] != precFloat64 {
-		return c, 0, 0, fmt.Errorf("header: unknown precision %d (want 1 float64)", h[16])
+	c.Precision = Precision(h[16])
+	if c.Precision != Float64 && c.Precision != Float32 {
+		return c, 0, 0, fmt.Errorf("header: unknown precision %d (want 1 float64 or 2 float32)", h[16])
 	}
 	if !bytes.Equal(h[18:24], make([]byte, 6)) {
 		return c, 0, 0, fmt.Errorf("header: reserved bytes are not zero")

@@ -35,6 +35,8 @@ type Memory interface {
 	// Merge adds every memory of other, which must have the same
 	// configuration.
 	Merge(other Memory) error
+	// Reset forgets every memory, keeping the configuration.
+	Reset()
 }
 
 // ErrEmpty is returned when a memory that stores nothing is evaluated.

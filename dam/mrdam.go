@@ -47,6 +47,9 @@ func (m *MrDAM) Dim() int { return m.cfg.D }
 // Len returns K, the number of stored patterns.
 func (m *MrDAM) Len() int { return len(m.norms) }
 
+// Reset forgets every pattern, keeping the configuration.
+func (m *MrDAM) Reset() { m.xi, m.norms = m.xi[:0], m.norms[:0] }
+
 // Patterns returns the stored K×D patterns, row-major. The caller must not
 // modify them.
 func (m *MrDAM) Patterns() []float64 { return m.xi }

@@ -1,0 +1,5 @@
+//go:build !purego
+
+package cpuid
+
+const purego = false
