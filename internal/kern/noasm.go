@@ -1,0 +1,15 @@
+//go:build !amd64 || purego
+
+package kern
+
+import "github.com/drdam/drdam/internal/cpuid"
+
+const hasAsm = false
+
+func forwardAsm[T Float](h []T, w, x *Panels[T], p0, p1, n int, lv cpuid.Level) {
+	panic("kern: no assembly kernels in this build")
+}
+
+func backwardAsm[T Float](z *Panels[T], w *Panels[T], g []T, p0, p1, n int, lv cpuid.Level) {
+	panic("kern: no assembly kernels in this build")
+}
