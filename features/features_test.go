@@ -382,3 +382,37 @@ func BenchmarkNewOrthogonal(b *testing.B) {
 		NewOrthogonal(1, 1024, 256)
 	}
 }
+
+// TestSeededRows: the rows a Seeded projection regenerates are bit for bit
+// those of the stored projections, for any row range, and its products
+// match.
+func TestSeededRows(t *testing.T) {
+	const y, d = 45, 8
+	for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
+		full, _ := New(kind, 9, y, d)
+		s, err := NewSeeded(kind, 9, y, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := full.(*Dense).w
+		for _, r := range [][2]int{{0, y}, {3, 4}, {7, 20}, {40, 45}, {5, 5}} {
+			got := make([]float64, (r[1]-r[0])*d)
+			s.Rows(got, r[0], r[1])
+			for i, v := range got {
+				if math.Float64bits(v) != math.Float64bits(w[r[0]*d+i]) {
+					t.Fatalf("%v rows [%d, %d): entry %d = %v, want %v", kind, r[0], r[1], i, v, w[r[0]*d+i])
+				}
+			}
+		}
+		x := make([]float64, 2*d)
+		rng.New(1, 1).Normals(x)
+		h1, h2 := make([]float64, 2*10), make([]float64, 2*10)
+		full.Project(h1, x, 30, 40)
+		s.Project(h2, x, 30, 40)
+		for i := range h1 {
+			if h1[i] != h2[i] {
+				t.Fatalf("%v: Project differs at %d", kind, i)
+			}
+		}
+	}
+}

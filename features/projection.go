@@ -72,6 +72,84 @@ const (
 	streamBias        = 3 << 56
 )
 
+// RowSource is a projection whose rows can be written out: models use it to
+// build their own compute layout without holding a float64 copy of W.
+type RowSource interface {
+	Projection
+	// Rows writes the rows [lo, hi) of W into dst, row-major
+	// ((hi−lo)×D). It must be safe for concurrent use.
+	Rows(dst []float64, lo, hi int)
+}
+
+// Seeded is a projection of a seeded kind that stores nothing: its rows are
+// regenerated from the seed whenever they are needed (the paper's
+// Algorithm 1, which keeps memory at O(Y + D)). Project and ProjectTAdd
+// regenerate the rows they use on every call, so they are slow; models
+// call Rows once to build their own layout.
+type Seeded struct {
+	Kind ProjectionKind // Gaussian or Orthogonal
+	Seed uint64
+	Y, D int
+}
+
+// NewSeeded returns the seeded projection, checking its parameters.
+func NewSeeded(kind ProjectionKind, seed uint64, y, d int) (*Seeded, error) {
+	if y <= 0 || d <= 0 {
+		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
+	}
+	if kind != Gaussian && kind != Orthogonal {
+		return nil, fmt.Errorf("projection kind %v cannot be generated from a seed", kind)
+	}
+	return &Seeded{Kind: kind, Seed: seed, Y: y, D: d}, nil
+}
+
+// Dims returns Y and D.
+func (s *Seeded) Dims() (y, d int) { return s.Y, s.D }
+
+// Rows writes the rows [lo, hi) into dst ((hi−lo)×D, row-major), bit for
+// bit the rows of NewGaussian or NewOrthogonal with the same seed.
+func (s *Seeded) Rows(dst []float64, lo, hi int) {
+	d := s.D
+	if lo < 0 || hi > s.Y || lo > hi || len(dst) != (hi-lo)*d {
+		panic(fmt.Sprintf("features: Rows(%d values, [%d, %d)) of a %d×%d projection", len(dst), lo, hi, s.Y, d))
+	}
+	if s.Kind == Gaussian {
+		var st rng.Stream
+		for a := lo; a < hi; a++ {
+			st.Reset(s.Seed, streamGaussianRow|uint64(a))
+			st.Normals(dst[(a-lo)*d : (a-lo+1)*d])
+		}
+		return
+	}
+	var st rng.Stream
+	g := make([]float64, d*d)
+	norms := make([]float64, d)
+	for k := lo / d; k*d < hi; k++ {
+		st.Reset(s.Seed, streamOrthoBlock|uint64(k))
+		orthoBlock(g, norms, d, &st)
+		r0, r1 := max(lo, k*d), min(hi, (k+1)*d)
+		copy(dst[(r0-lo)*d:(r1-lo)*d], g[(r0-k*d)*d:(r1-k*d)*d])
+	}
+}
+
+// Project writes X·W[lo:hi]ᵀ into dst, regenerating the rows.
+func (s *Seeded) Project(dst, x []float64, lo, hi int) {
+	w, _ := NewDense(s.rows(lo, hi), hi-lo, s.D)
+	w.Project(dst, x, 0, hi-lo)
+}
+
+// ProjectTAdd adds G·W[lo:hi] to dst, regenerating the rows.
+func (s *Seeded) ProjectTAdd(dst, g []float64, lo, hi int) {
+	w, _ := NewDense(s.rows(lo, hi), hi-lo, s.D)
+	w.ProjectTAdd(dst, g, 0, hi-lo)
+}
+
+func (s *Seeded) rows(lo, hi int) []float64 {
+	w := make([]float64, (hi-lo)*s.D)
+	s.Rows(w, lo, hi)
+	return w
+}
+
 // Dense is a projection stored as a row-major Y×D matrix.
 type Dense struct {
 	y, d int
@@ -216,6 +294,14 @@ func New(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
 
 // Dims returns Y and D.
 func (p *Dense) Dims() (y, d int) { return p.y, p.d }
+
+// Rows copies the rows [lo, hi) into dst.
+func (p *Dense) Rows(dst []float64, lo, hi int) {
+	if lo < 0 || hi > p.y || lo > hi || len(dst) != (hi-lo)*p.d {
+		panic(fmt.Sprintf("features: Rows(%d values, [%d, %d)) of a %d×%d projection", len(dst), lo, hi, p.y, p.d))
+	}
+	copy(dst, p.w[lo*p.d:hi*p.d])
+}
 
 // Matrix returns the row-major Y×D matrix; the caller must not modify it.
 func (p *Dense) Matrix() []float64 { return p.w }
