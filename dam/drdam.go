@@ -3,30 +3,37 @@ package dam
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/kern"
+	"github.com/drdam/drdam/internal/par"
 )
 
 // DrDAM is the distributed representation: all memories summed into one
 // feature vector T of fixed length F, with energy and gradient computed from
 // T alone. It is safe for concurrent EnergyGrad calls, but not for
-// EnergyGrad concurrent with Add, Remove or Merge.
+// EnergyGrad concurrent with Add, Remove, Merge or Reset.
+//
+// The projection W is regenerated from the seed into the layout of the
+// compute kernels (package internal/kern) in the configured precision; it
+// is the only large allocation (Y·D values).
 type DrDAM struct {
 	cfg   Config
 	fm    *features.Map
 	count int
 	// t holds T: for the trigonometric bases T = exp(logScale)·t; for the
-	// positive bases t[α] = log T_α (−Inf for T_α = 0).
+	// positive bases t[α] = log T_α (−Inf for T_α = 0). Always float64.
 	t        []float64
 	logScale float64
-	ws       cache[drWork]
+	eng      drEngine
 }
 
-type drWork struct {
-	h, a []float64 // B×n phases and B×2n scores (ExpExp)
-	s    []float64 // per-query sums (trigonometric bases)
-	xsq  []float64 // ‖x_b‖²
-	lse  onlineLSE
+// drEngine is the compute state of a DrDAM in one precision.
+type drEngine interface {
+	energyGrad(m *DrDAM, e, grad, x []float64) error
+	update(m *DrDAM, patterns, lw []float64, sign float64)
+	invalidate() // T changed
 }
 
 // NewDrDAM returns an empty DrDAM whose projection and bias are generated
@@ -40,7 +47,10 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if c.Rep != RepDrDAM {
 		return nil, fmt.Errorf("NewDrDAM: configuration is for %v", c.Rep)
 	}
-	proj, err := features.New(c.Projection, c.Seed, c.Y, c.D)
+	if err := checkSize(c.Y, c.D); err != nil {
+		return nil, err
+	}
+	proj, err := features.NewSeeded(c.Projection, c.Seed, c.Y, c.D)
 	if err != nil {
 		return nil, err
 	}
@@ -52,17 +62,32 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newDrDAM(c, fm), nil
+	return newDrDAM(c, fm, proj), nil
+}
+
+// checkSize refuses projections whose compute layout would exceed
+// features.MaxDenseEntries values.
+func checkSize(y, d int) error {
+	if kern.PadD(d) > features.MaxDenseEntries/y {
+		return fieldErr("Y", "a Y×D = %d×%d projection needs %.0f GiB in float32, more than the limit of %d Gi values",
+			y, d, float64(y)*float64(kern.PadD(d))*4/(1<<30), features.MaxDenseEntries>>30)
+	}
+	return nil
 }
 
 // NewDrDAMWithMap returns an empty DrDAM that uses the given feature map,
 // for example one built on a projection read from a file. Basis, β, Y, D
-// and the bias are taken from fm; c supplies the similarity and ε, and its
-// projection kind is set to External. Such a model cannot be saved, since
-// its projection cannot be regenerated from a seed.
+// and the bias are taken from fm; c supplies the similarity, ε and the
+// precision, and its projection kind is set to External. fm's projection
+// must be able to write out its rows (features.RowSource). Such a model
+// cannot be saved, since its projection cannot be regenerated from a seed.
 func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 	if fm == nil {
 		return nil, fmt.Errorf("no feature map")
+	}
+	src, ok := fm.Proj.(features.RowSource)
+	if !ok {
+		return nil, fmt.Errorf("the projection %T cannot write out its rows", fm.Proj)
 	}
 	c.Rep = RepDrDAM
 	c.Y, c.D = fm.Dims()
@@ -73,12 +98,20 @@ func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSize(c.Y, c.D); err != nil {
+		return nil, err
+	}
 	c.Projection = features.External
-	return newDrDAM(c, fm), nil
+	return newDrDAM(c, fm, src), nil
 }
 
-func newDrDAM(c Config, fm *features.Map) *DrDAM {
+func newDrDAM(c Config, fm *features.Map, src features.RowSource) *DrDAM {
 	m := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim())}
+	if c.Precision == Float32 {
+		m.eng = newDrCompute[float32](src, fm.Bias)
+	} else {
+		m.eng = newDrCompute[float64](src, fm.Bias)
+	}
 	m.clear()
 	return m
 }
@@ -99,12 +132,13 @@ func (m *DrDAM) Reset() {
 	m.clear()
 }
 
-// Map returns the feature map.
+// Map returns the feature map (with a projection that regenerates its rows
+// on demand: use it for reference computations, not in loops).
 func (m *DrDAM) Map() *features.Map { return m.fm }
 
 // T writes the memory vector T (length F) into dst, allocating it if dst is
 // nil, and returns it. For the positive bases, entries that underflow
-// float64 are 0; LogT gives them exactly.
+// float64 are 0; Raw gives their logarithms.
 func (m *DrDAM) T(dst []float64) []float64 {
 	if dst == nil {
 		dst = make([]float64, len(m.t))
@@ -162,8 +196,7 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 			lw[i] = beta * sq[i] / 2
 		}
 	}
-	positive := m.cfg.Basis.Positive()
-	if positive {
+	if m.cfg.Basis.Positive() {
 		mult := float64(m.cfg.Basis.Width(1))
 		for i := range lw {
 			lw[i] -= beta*sq[i] + 0.5*math.Log(float64(y)*mult)
@@ -181,29 +214,12 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 			}
 		}
 	}
-
-	kc := blockRows(min(k, 512), k)
-	n := blockRows(kc, y)
-	h := make([]float64, kc*n)
-	acc := make([]float64, 2*n) // per-block sums: two halves of n
-	for lo := 0; lo < y; lo += n {
-		hi := min(lo+n, y)
-		nn := hi - lo
-		for c0 := 0; c0 < k; c0 += kc {
-			c1 := min(c0+kc, k)
-			hb := h[:(c1-c0)*nn]
-			m.fm.Phases(hb, patterns[c0*d:c1*d], lo, hi)
-			if positive {
-				m.addPositive(hb, nn, lw[c0:c1], lo, sign, acc)
-			} else {
-				m.addTrig(hb, nn, lw[c0:c1], lo, sign, acc)
-			}
-		}
-	}
+	m.eng.update(m, patterns, lw, sign)
 	m.count += int(sign) * k
 	if m.count == 0 {
 		m.clear() // removing everything restores the empty memory exactly
 	}
+	m.eng.invalidate()
 	return nil
 }
 
@@ -217,6 +233,7 @@ func (m *DrDAM) clear() {
 		m.t[i] = fill
 	}
 	m.logScale = 0
+	m.eng.invalidate()
 }
 
 // raiseScale makes sure logScale ≥ max(lw), rescaling t, so that every
@@ -240,92 +257,6 @@ func (m *DrDAM) raiseScale(lw []float64) {
 			m.t[i] *= s
 		}
 		m.logScale = c
-	}
-}
-
-// addTrig adds sign·Σ_μ w_μ φ(ξ^μ) restricted to projections [lo, lo+n)
-// into t, for the phases h (rows × n) of a chunk of memories.
-func (m *DrDAM) addTrig(h []float64, n int, lw []float64, lo int, sign float64, acc []float64) {
-	y := m.cfg.Y
-	rows := len(h) / n
-	fy := float64(y)
-	cos := m.cfg.Basis == features.Cos
-	k := 1 / math.Sqrt(fy)
-	if cos {
-		k = math.Sqrt(2 / fy)
-	}
-	acc = acc[:m.cfg.Basis.Width(n)]
-	clear(acc)
-	for r := range rows {
-		w := k
-		if m.cfg.Similarity == Dot {
-			w = k * math.Exp(lw[r]-m.logScale)
-		}
-		row := h[r*n : (r+1)*n]
-		if cos {
-			for j, v := range row {
-				acc[j] += w * math.Cos(v)
-			}
-			continue
-		}
-		for j, v := range row {
-			s, c := math.Sincos(v)
-			acc[j] += w * c
-			acc[n+j] += w * s
-		}
-	}
-	for j := range n {
-		m.t[lo+j] += sign * acc[j]
-	}
-	if !cos {
-		for j := range n {
-			m.t[y+lo+j] += sign * acc[n+j]
-		}
-	}
-}
-
-// addPositive adds (sign > 0) or subtracts the chunk's features to the
-// log-domain t, for projections [lo, lo+n).
-func (m *DrDAM) addPositive(h []float64, n int, lw []float64, lo int, sign float64, acc []float64) {
-	y := m.cfg.Y
-	rows := len(h) / n
-	halves := 1
-	if m.cfg.Basis == features.ExpExp {
-		halves = 2
-	}
-	for half := range halves {
-		neg := half == 1
-		// acc[j] = log Σ_μ exp(±h_μj + lw_μ), by a max-shifted sum per column.
-		mx, sum := acc[:n], acc[n:2*n]
-		for j := range mx {
-			mx[j] = math.Inf(-1)
-			sum[j] = 0
-		}
-		for r := range rows {
-			for j, v := range h[r*n : (r+1)*n] {
-				if neg {
-					v = -v
-				}
-				mx[j] = max(mx[j], v+lw[r])
-			}
-		}
-		for r := range rows {
-			for j, v := range h[r*n : (r+1)*n] {
-				if neg {
-					v = -v
-				}
-				sum[j] += math.Exp(v + lw[r] - mx[j])
-			}
-		}
-		t := m.t[half*y+lo : half*y+lo+n]
-		for j := range n {
-			v := mx[j] + math.Log(sum[j])
-			if sign > 0 {
-				t[j] = logAddExp(t[j], v)
-			} else {
-				t[j] = logSubExp(t[j], v)
-			}
-		}
 	}
 }
 
@@ -386,93 +317,21 @@ func (m *DrDAM) Merge(other Memory) error {
 		m.logScale = c
 	}
 	m.count += o.count
+	m.eng.invalidate()
 	return nil
 }
 
 // EnergyGrad writes the energies of the B = len(e) queries x (B×D) into e
 // and, unless grad is nil, their gradients into grad (B×D).
 func (m *DrDAM) EnergyGrad(e, grad, x []float64) error {
-	d, y := m.cfg.D, m.cfg.Y
-	b, err := checkBatch(e, grad, x, d)
-	if err != nil {
+	if _, err := checkBatch(e, grad, x, m.cfg.D); err != nil {
 		return err
 	}
 	if m.count == 0 {
 		return ErrEmpty
 	}
-	w, release := m.ws.get()
-	defer release()
-
-	n := blockRows(b, y)
-	w.h = grow(w.h, b*n)
-	w.xsq = grow(w.xsq, b)
-	rowSqNorms(w.xsq, x, d)
-	if grad != nil {
-		clear(grad)
-	}
-	if m.cfg.Basis.Positive() {
-		return m.energyGradPositive(w, e, grad, x, b, n)
-	}
-	w.s = grow(w.s, b)
-	clear(w.s)
-	sincos := m.cfg.Basis == features.SinCos
-	for lo := 0; lo < y; lo += n {
-		hi := min(lo+n, y)
-		nn := hi - lo
-		h := w.h[:b*nn]
-		m.fm.Phases(h, x, lo, hi)
-		tc := m.t[lo:hi]
-		var ts []float64
-		if sincos {
-			ts = m.t[y+lo : y+hi]
-		}
-		for r := range b {
-			row := h[r*nn : (r+1)*nn]
-			var acc float64
-			if sincos {
-				for j, v := range row {
-					s, c := math.Sincos(v)
-					acc += tc[j]*c + ts[j]*s
-					row[j] = ts[j]*c - tc[j]*s
-				}
-			} else {
-				for j, v := range row {
-					s, c := math.Sincos(v)
-					acc += tc[j] * c
-					row[j] = -tc[j] * s
-				}
-			}
-			w.s[r] += acc
-		}
-		if grad != nil {
-			m.fm.Proj.ProjectTAdd(grad, h, lo, hi)
-		}
-	}
-	k := 1 / math.Sqrt(float64(y))
-	if !sincos {
-		k = math.Sqrt(2 / float64(y))
-	}
-	eps, beta, rb := m.cfg.Epsilon, m.cfg.Beta, math.Sqrt(m.cfg.Beta)
-	for r := range b {
-		s := k * w.s[r]
-		extra := m.logScale
-		if m.cfg.Similarity == Dot {
-			extra += beta * w.xsq[r] / 2
-		}
-		var clipped bool
-		if extra == 0 {
-			clipped = !(s >= eps) // as the peers: the clip is active where s < ε
-		} else {
-			clipped = !(s > 0) || math.Log(s)+extra < math.Log(eps)
-		}
-		if m.finish(e, grad, x, r, clipped, math.Log(s)+m.logScale) {
-			continue
-		}
-		g := grad[r*d : (r+1)*d]
-		inv := -1 / (rb * w.s[r])
-		for i := range g {
-			g[i] *= inv
-		}
+	if err := m.eng.energyGrad(m, e, grad, x); err != nil {
+		return err
 	}
 	if i := firstNonFinite(e); i >= 0 {
 		return fmt.Errorf("query %d: energy is %v", i, e[i])
@@ -483,7 +342,7 @@ func (m *DrDAM) EnergyGrad(e, grad, x []float64) error {
 // finish writes the energy of query r from log(φ(x)·T) = logS, or the
 // clipped energy and gradient, and reports whether the gradient row is done
 // (no gradient wanted, or clipped).
-func (m *DrDAM) finish(e, grad, x []float64, r int, clipped bool, logS float64) bool {
+func (m *DrDAM) finish(e, grad, x []float64, r int, clipped bool, logS, xsq float64) bool {
 	d, beta := m.cfg.D, m.cfg.Beta
 	if !clipped {
 		e[r] = -logS / beta
@@ -491,11 +350,7 @@ func (m *DrDAM) finish(e, grad, x []float64, r int, clipped bool, logS float64) 
 	}
 	e[r] = -math.Log(m.cfg.Epsilon) / beta
 	if m.cfg.Similarity == Dot {
-		var sq float64
-		for _, v := range x[r*d : (r+1)*d] {
-			sq += v * v
-		}
-		e[r] += sq / 2
+		e[r] += xsq / 2
 	}
 	if grad != nil {
 		g := grad[r*d : (r+1)*d]
@@ -508,78 +363,266 @@ func (m *DrDAM) finish(e, grad, x []float64, r int, clipped bool, logS float64) 
 	return true
 }
 
-// energyGradPositive is EnergyGrad for Exp and ExpExp, in the log domain:
-// log(φ(x)·T) = LSE_α(±h_α + log T_α) − β‖x‖² − ½ log(Y·mult), and
-// ∇Ê = 2x − Wᵀ(p⁺ − p⁻)/√β with p the softmax of those scores.
-func (m *DrDAM) energyGradPositive(w *drWork, e, grad, x []float64, b, n int) error {
-	d, y := m.cfg.D, m.cfg.Y
-	expexp := m.cfg.Basis == features.ExpExp
-	if expexp {
-		w.a = grow(w.a, 2*b*n)
+// drCompute is the compute state of a DrDAM in precision T: the projection
+// in panels, the shift, and T converted per row (rebuilt when T changes).
+type drCompute[T kern.Float] struct {
+	w    *kern.Panels[T]
+	bias []T
+	mu   sync.Mutex
+	p    *rowParams[T] // nil when T has changed since it was built
+	ws   cache[drWork[T]]
+}
+
+type drWork[T kern.Float] struct {
+	ev  eval[T]
+	xsq []float64
+}
+
+func newDrCompute[T kern.Float](src features.RowSource, bias []float64) *drCompute[T] {
+	c := &drCompute[T]{w: panelsFrom[T](src)}
+	if bias != nil {
+		c.bias = padTo[T](bias, c.w.NP*kern.Lanes[T](), 0, 0)
 	}
-	w.lse.reset(b)
-	for lo := 0; lo < y; lo += n {
-		hi := min(lo+n, y)
-		nn := hi - lo
-		h := w.h[:b*nn]
-		m.fm.Phases(h, x, lo, hi)
-		tp := m.t[lo:hi]
-		if !expexp {
-			for r := range b {
-				row := h[r*nn : (r+1)*nn]
-				for j := range row {
-					row[j] += tp[j]
-				}
-			}
-			w.lse.block(h, nn, grad, d)
-		} else {
-			tm := m.t[y+lo : y+hi]
-			a := w.a[:2*b*nn]
-			for r := range b {
-				row, ar := h[r*nn:(r+1)*nn], a[r*2*nn:(r+1)*2*nn]
-				for j, v := range row {
-					ar[j] = v + tp[j]
-					ar[nn+j] = -v + tm[j]
-				}
-			}
-			w.lse.block(a, 2*nn, grad, d)
-			for r := range b {
-				row, ar := h[r*nn:(r+1)*nn], a[r*2*nn:(r+1)*2*nn]
-				for j := range row {
-					row[j] = ar[j] - ar[nn+j]
-				}
-			}
+	return c
+}
+
+func (c *drCompute[T]) invalidate() {
+	c.mu.Lock()
+	c.p = nil
+	c.mu.Unlock()
+}
+
+// params returns the per-row parameters for the current T.
+func (c *drCompute[T]) params(m *DrDAM) *rowParams[T] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.p != nil {
+		return c.p
+	}
+	y, n := m.cfg.Y, c.w.NP*kern.Lanes[T]()
+	p := &rowParams[T]{trig: m.cfg.Basis.Trig(), bias: c.bias}
+	two := m.cfg.Basis.Width(1) == 2
+	if p.trig {
+		p.r1 = padTo[T](m.t[:y], n, 0, 0)
+		if two {
+			p.r2 = padTo[T](m.t[y:], n, 0, 0)
 		}
-		if grad != nil {
-			m.fm.Proj.ProjectTAdd(grad, h, lo, hi)
+	} else {
+		// Subtract the largest log T so that the float32 values keep their
+		// precision; it is added back to the log-sum.
+		shift := math.Inf(-1)
+		for _, v := range m.t {
+			shift = max(shift, v)
+		}
+		if math.IsInf(shift, -1) {
+			shift = 0
+		}
+		p.shift = shift
+		p.r1 = padTo[T](m.t[:y], n, shift, math.Inf(-1))
+		if two {
+			p.r2 = padTo[T](m.t[y:], n, shift, math.Inf(-1))
 		}
 	}
-	beta, eps := m.cfg.Beta, m.cfg.Epsilon
-	logNorm := 0.5 * math.Log(float64(m.cfg.Basis.Width(y)))
+	c.p = p
+	return p
+}
+
+func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
+	p := c.params(m)
+	w, release := c.ws.get()
+	defer release()
+	cfg := m.cfg
+	d, y, beta := cfg.D, cfg.Y, cfg.Beta
+	b := len(e)
 	rb := math.Sqrt(beta)
+	w.ev.run(c.w, p, x, rb, grad)
+	w.xsq = grow(w.xsq, b)
+	rowSqNorms(w.xsq, x, d)
+	eps := cfg.Epsilon
+	if p.trig {
+		k := 1 / math.Sqrt(float64(y))
+		if cfg.Basis == features.Cos {
+			k = math.Sqrt(2 / float64(y))
+		}
+		for r := range b {
+			sum := w.ev.s[r]
+			s := k * sum
+			extra := m.logScale
+			if cfg.Similarity == Dot {
+				extra += beta * w.xsq[r] / 2
+			}
+			var clipped bool
+			if extra == 0 {
+				clipped = !(s >= eps) // as the peers: the clip is active where s < ε
+			} else {
+				clipped = !(s > 0) || math.Log(s)+extra < math.Log(eps)
+			}
+			if m.finish(e, grad, x, r, clipped, math.Log(s)+m.logScale, w.xsq[r]) {
+				continue
+			}
+			g := grad[r*d : (r+1)*d]
+			inv := -1 / (rb * sum)
+			for i := range g {
+				g[i] *= inv
+			}
+		}
+		return nil
+	}
+	logNorm := 0.5 * math.Log(float64(cfg.Basis.Width(y)))
 	for r := range b {
-		logS := w.lse.logSum(r) - beta*w.xsq[r] - logNorm
+		l := w.ev.s[r]
+		logS := math.Inf(-1)
+		if l > 0 {
+			logS = w.ev.m[r] + math.Log(l) + p.shift - beta*w.xsq[r] - logNorm
+		}
 		if math.IsInf(logS, -1) && eps == 0 {
 			return fmt.Errorf("query %d: φ(x)·T = 0, the energy is +Inf; use a clip floor ε > 0", r)
 		}
 		arg := logS
-		if m.cfg.Similarity == Dot {
+		if cfg.Similarity == Dot {
 			arg += beta * w.xsq[r] / 2
 		}
 		clipped := math.IsInf(logS, -1) || (eps > 0 && arg < math.Log(eps))
-		if m.finish(e, grad, x, r, clipped, logS) {
+		if m.finish(e, grad, x, r, clipped, logS, w.xsq[r]) {
 			continue
 		}
 		g, xr := grad[r*d:(r+1)*d], x[r*d:(r+1)*d]
-		inv := 1 / (rb * w.lse.l[r])
+		inv := 1 / (rb * l)
 		for i := range g {
 			g[i] = 2*xr[i] - g[i]*inv
 		}
 	}
-	if i := firstNonFinite(e); i >= 0 {
-		return fmt.Errorf("query %d: energy is %v", i, e[i])
-	}
 	return nil
+}
+
+// update adds (sign > 0) or subtracts Σ_μ exp(lw_μ)·φ(ξ^μ) to T, in
+// chunks of patterns; each group of blocks of projections writes its own
+// rows of t, in parallel.
+func (c *drCompute[T]) update(m *DrDAM, patterns, lw []float64, sign float64) {
+	d := m.cfg.D
+	k := len(patterns) / d
+	const chunk = 256
+	for c0 := 0; c0 < k; c0 += chunk {
+		c1 := min(c0+chunk, k)
+		c.updateChunk(m, patterns[c0*d:c1*d], lw[c0:c1], sign)
+	}
+}
+
+func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float64) {
+	cfg := m.cfg
+	l, y := kern.Lanes[T](), cfg.Y
+	xp := kern.NewPanels[T](len(lw), cfg.D)
+	xp.SetRows(0, patterns, math.Sqrt(cfg.Beta))
+	nl := xp.NP * l
+	positive := cfg.Basis.Positive()
+	// Per memory lane: its weight (trigonometric) or log-weight (positive);
+	// padding lanes get 0 and −Inf.
+	wl := make([]float64, nl)
+	for j := range wl {
+		switch {
+		case j >= len(lw) && positive:
+			wl[j] = math.Inf(-1)
+		case j >= len(lw):
+			wl[j] = 0
+		case positive:
+			wl[j] = lw[j]
+		default:
+			kn := 1 / math.Sqrt(float64(y))
+			if cfg.Basis == features.Cos {
+				kn = math.Sqrt(2 / float64(y))
+			}
+			wl[j] = kn
+			if cfg.Similarity == Dot {
+				wl[j] *= math.Exp(lw[j] - m.logScale)
+			}
+		}
+	}
+	bp := kern.BlockPanels(c.w.Cp)
+	nb := (c.w.NP + bp - 1) / bp
+	two := cfg.Basis.Width(1) == 2
+	task := par.Task{F: func(gi int) {
+		b0, b1 := kern.GroupBlocks(gi, nb)
+		h := make([]T, kern.BlockLen[T](xp.NP, 0, bp))
+		sn, cs := make([]T, bp*l*l), make([]T, bp*l*l)
+		for blk := b0; blk < b1; blk++ {
+			p0, p1 := blk*bp, min((blk+1)*bp, c.w.NP)
+			n := (p1 - p0) * l
+			hb := h[:kern.BlockLen[T](xp.NP, p0, p1)]
+			kern.Forward(hb, c.w, xp, p0, p1)
+			rows := min(n, y-p0*l)
+			if !positive {
+				acc := make([]float64, 2*n)
+				for qp := range xp.NP {
+					hq := hb[qp*n*l : (qp+1)*n*l]
+					if c.bias != nil {
+						for r := range n {
+							bv := c.bias[p0*l+r]
+							for j := range l {
+								hq[r*l+j] += bv
+							}
+						}
+					}
+					sinCos(sn[:n*l], cs[:n*l], hq)
+					wq := wl[qp*l : (qp+1)*l]
+					for r := range rows {
+						var sc, ss float64
+						for j, wv := range wq {
+							sc += wv * float64(cs[r*l+j])
+							ss += wv * float64(sn[r*l+j])
+						}
+						acc[r] += sc
+						acc[n+r] += ss
+					}
+				}
+				for r := range rows {
+					m.t[p0*l+r] += sign * acc[r]
+					if two {
+						m.t[y+p0*l+r] += sign * acc[n+r]
+					}
+				}
+				continue
+			}
+			halves := 1
+			if two {
+				halves = 2
+			}
+			for half := range halves {
+				neg := half == 1
+				for r := range rows {
+					mx := math.Inf(-1)
+					for qp := range xp.NP {
+						for j := range l {
+							v := float64(hb[qp*n*l+r*l+j])
+							if neg {
+								v = -v
+							}
+							mx = max(mx, v+wl[qp*l+j])
+						}
+					}
+					if math.IsInf(mx, -1) {
+						continue
+					}
+					var sum float64
+					for qp := range xp.NP {
+						for j := range l {
+							v := float64(hb[qp*n*l+r*l+j])
+							if neg {
+								v = -v
+							}
+							sum += math.Exp(v + wl[qp*l+j] - mx)
+						}
+					}
+					idx := half*y + p0*l + r
+					if sign > 0 {
+						m.t[idx] = logAddExp(m.t[idx], mx+math.Log(sum))
+					} else {
+						m.t[idx] = logSubExp(m.t[idx], mx+math.Log(sum))
+					}
+				}
+			}
+		}
+	}}
+	task.Run(kern.Groups(nb))
 }
 
 var _ Memory = (*DrDAM)(nil)

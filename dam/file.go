@@ -272,6 +272,7 @@ func build(c Config, count uint64, logScale float64, payload []float64) (Memory,
 	}
 	copy(m.t, payload)
 	m.logScale, m.count = logScale, int(count)
+	m.eng.invalidate()
 	return m, nil
 }
 

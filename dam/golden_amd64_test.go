@@ -7,12 +7,13 @@ import (
 	"testing"
 )
 
-// goldenT pins entries of the T of TestGoldenT (produced by this package
-// when it was written, Go 1.26.8 on amd64).
+// goldenT pins entries of the T of TestGoldenT, computed with the portable
+// kernels (produced by this package when it was written, Go 1.26.8 on
+// amd64).
 var goldenT = []struct {
 	i    int
 	bits uint64
-}{{0, 0x3fc912e6c3ed1154}, {1, 0xbfcd4d097b91e722}, {63, 0xbfc0dd5209b3ad1b}, {64, 0xbfe0cb9e65320d40}, {127, 0xbfb5c13800d99751}}
+}{{0, 0x3fc912e6c3ed1158}, {1, 0xbfcd4d097b91e722}, {63, 0xbfc0dd5209b3ad18}, {64, 0xbfe0cb9e65320d3f}, {127, 0xbfb5c13800d99751}}
 
 func checkGoldenT(t *testing.T, tv []float64) {
 	for _, g := range goldenT {

@@ -98,81 +98,12 @@ func rowSqNorms(dst, x []float64, d int) {
 	}
 }
 
-// blockRows returns how many rows of a block to process at once so that a
-// B×n intermediate holds about 2²⁰ values (8 MiB), within [64, total].
-func blockRows(b, total int) int {
-	n := (1 << 20) / max(b, 1)
-	n = max(64, n&^63)
-	return min(n, total)
-}
-
 // grow returns s resized to n, reusing its storage when it is large enough.
 func grow(s []float64, n int) []float64 {
 	if cap(s) >= n {
 		return s[:n]
 	}
 	return make([]float64, n)
-}
-
-// onlineLSE accumulates, for B rows, the log-sum-exp of a stream of values
-// a and the matching softmax-weighted sum of vectors, rescaling when the
-// running maximum grows (the streaming softmax used by MrDAM and by DrDAM's
-// positive bases).
-type onlineLSE struct {
-	m, l []float64 // running max and Σ exp(a − m), per row
-}
-
-func (o *onlineLSE) reset(b int) {
-	o.m, o.l = grow(o.m, b), grow(o.l, b)
-	for i := range o.m {
-		o.m[i] = math.Inf(-1)
-		o.l[i] = 0
-	}
-}
-
-// block takes the values a (B×n) of one block: it updates the running max
-// and sum of each row, rescales row r of acc (B×d, may be nil) when the max
-// grows, and overwrites a with the weights exp(a − m) that the caller then
-// adds to acc.
-func (o *onlineLSE) block(a []float64, n int, acc []float64, d int) {
-	for r := range o.m {
-		row := a[r*n : (r+1)*n]
-		m := o.m[r]
-		for _, v := range row {
-			m = max(m, v)
-		}
-		if math.IsInf(m, -1) { // every value so far is −Inf: weights are 0
-			for j := range row {
-				row[j] = 0
-			}
-			continue
-		}
-		if m > o.m[r] {
-			scale := math.Exp(o.m[r] - m) // 0 on the first finite block
-			o.l[r] *= scale
-			if acc != nil {
-				for i := range acc[r*d : (r+1)*d] {
-					acc[r*d+i] *= scale
-				}
-			}
-			o.m[r] = m
-		}
-		var l float64
-		for j, v := range row {
-			w := math.Exp(v - m)
-			row[j] = w
-			l += w
-		}
-		o.l[r] += l
-	}
-}
-
-// logSum returns the log-sum-exp of row r so far (−Inf if it is empty).
-func (o *onlineLSE) logSum(r int) float64 {
-	if o.l[r] == 0 {
-		return math.Inf(-1)
-	}
-	return o.m[r] + math.Log(o.l[r])
 }
 
 // cache holds one reusable workspace. A caller that finds it in use (a
@@ -190,3 +121,7 @@ func (c *cache[W]) get() (w *W, release func()) {
 	}
 	return new(W), func() {}
 }
+
+func inf(sign int) float64 { return math.Inf(sign) }
+
+func log(x float64) float64 { return math.Log(x) }

@@ -2,25 +2,29 @@ package dam
 
 import (
 	"fmt"
+	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"github.com/drdam/drdam/internal/kern"
 )
 
 // MrDAM is the memory representation: it stores the K×D patterns and
 // evaluates the energy exactly. It is safe for concurrent EnergyGrad calls,
-// but not for EnergyGrad concurrent with Add, Remove or Merge.
+// but not for EnergyGrad concurrent with Add, Remove, Merge or Reset.
+//
+// The energy is computed with the kernels of DrDAM's positive bases: the
+// patterns play the role of the projection, the scores are
+// β⟨ξ, x⟩ − β/2‖ξ‖² (L2; the −β/2‖x‖² of each query is added back at the
+// end) or β⟨ξ, x⟩ (dot), and ∇E = x − Σ_μ softmax_μ ξ^μ.
 type MrDAM struct {
 	cfg   Config
 	xi    []float64 // K×D, row-major
 	norms []float64 // ‖ξ^μ‖², length K
-	ws    cache[mrWork]
+	eng   mrEngine
 }
 
-type mrWork struct {
-	a   []float64 // B×kc block of scores
-	xsq []float64 // ‖x_b‖²
-	lse onlineLSE
+type mrEngine interface {
+	energyGrad(m *MrDAM, e, grad, x []float64)
+	invalidate()
 }
 
 // NewMrDAM returns an empty MrDAM; c.Rep must be RepMrDAM (or zero).
@@ -35,7 +39,13 @@ func NewMrDAM(c Config) (*MrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &MrDAM{cfg: c}, nil
+	m := &MrDAM{cfg: c}
+	if c.Precision == Float32 {
+		m.eng = &mrCompute[float32]{}
+	} else {
+		m.eng = &mrCompute[float64]{}
+	}
+	return m, nil
 }
 
 // Config returns the configuration.
@@ -48,7 +58,10 @@ func (m *MrDAM) Dim() int { return m.cfg.D }
 func (m *MrDAM) Len() int { return len(m.norms) }
 
 // Reset forgets every pattern, keeping the configuration.
-func (m *MrDAM) Reset() { m.xi, m.norms = m.xi[:0], m.norms[:0] }
+func (m *MrDAM) Reset() {
+	m.xi, m.norms = m.xi[:0], m.norms[:0]
+	m.eng.invalidate()
+}
 
 // Patterns returns the stored K×D patterns, row-major. The caller must not
 // modify them.
@@ -64,6 +77,7 @@ func (m *MrDAM) Add(patterns []float64) error {
 	m.xi = append(m.xi, patterns...)
 	m.norms = append(m.norms, make([]float64, k)...)
 	rowSqNorms(m.norms[len(m.norms)-k:], patterns, d)
+	m.eng.invalidate()
 	return nil
 }
 
@@ -101,6 +115,7 @@ func (m *MrDAM) Remove(patterns []float64) error {
 		w++
 	}
 	m.xi, m.norms = m.xi[:w*d], m.norms[:w]
+	m.eng.invalidate()
 	return nil
 }
 
@@ -131,74 +146,84 @@ func (m *MrDAM) Merge(other Memory) error {
 // EnergyGrad writes the energies of the B = len(e) queries x (B×D) into e
 // and, unless grad is nil, their gradients into grad (B×D).
 func (m *MrDAM) EnergyGrad(e, grad, x []float64) error {
-	d := m.cfg.D
-	b, err := checkBatch(e, grad, x, d)
-	if err != nil {
+	if _, err := checkBatch(e, grad, x, m.cfg.D); err != nil {
 		return err
 	}
-	k := m.Len()
-	if k == 0 {
+	if m.Len() == 0 {
 		return ErrEmpty
 	}
-	w, release := m.ws.get()
-	defer release()
+	m.eng.energyGrad(m, e, grad, x)
+	if i := firstNonFinite(e); i >= 0 {
+		return fmt.Errorf("query %d: energy is %v", i, e[i])
+	}
+	return nil
+}
 
-	kc := blockRows(b, k)
-	w.a = grow(w.a, b*kc)
+// mrCompute is the compute state of an MrDAM in precision T: the patterns
+// in panels and their score offsets, rebuilt when the patterns change.
+type mrCompute[T kern.Float] struct {
+	mu sync.Mutex
+	xi *kern.Panels[T]
+	p  *rowParams[T]
+	ws cache[mrWork[T]]
+}
+
+type mrWork[T kern.Float] struct {
+	ev  eval[T]
+	xsq []float64
+}
+
+func (c *mrCompute[T]) invalidate() {
+	c.mu.Lock()
+	c.xi, c.p = nil, nil
+	c.mu.Unlock()
+}
+
+func (c *mrCompute[T]) state(m *MrDAM) (*kern.Panels[T], *rowParams[T]) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.xi != nil {
+		return c.xi, c.p
+	}
+	k, d := m.Len(), m.cfg.D
+	xi := kern.NewPanels[T](k, d)
+	xi.SetRows(0, m.xi, 1)
+	lt := make([]float64, k)
+	shift := 0.0
+	if m.cfg.Similarity == L2 {
+		for i, v := range m.norms {
+			lt[i] = -m.cfg.Beta / 2 * v
+		}
+		shift = lt[0]
+		for _, v := range lt {
+			shift = max(shift, v)
+		}
+	}
+	c.xi = xi
+	c.p = &rowParams[T]{r1: padTo[T](lt, xi.NP*kern.Lanes[T](), shift, inf(-1)), shift: shift}
+	return c.xi, c.p
+}
+
+func (c *mrCompute[T]) energyGrad(m *MrDAM, e, grad, x []float64) {
+	xi, p := c.state(m)
+	w, release := c.ws.get()
+	defer release()
+	d, beta := m.cfg.D, m.cfg.Beta
+	b := len(e)
+	w.ev.run(xi, p, x, beta, grad)
 	w.xsq = grow(w.xsq, b)
 	rowSqNorms(w.xsq, x, d)
-	w.lse.reset(b)
-	if grad != nil {
-		clear(grad)
-	}
-	beta := m.cfg.Beta
-	for lo := 0; lo < k; lo += kc {
-		hi := min(lo+kc, k)
-		n := hi - lo
-		a := w.a[:b*n]
-		xiBlk := blas64.General{Rows: n, Cols: d, Stride: d, Data: m.xi[lo*d : hi*d]}
-		// a = X·Ξᵀ (B×n)
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-			blas64.General{Rows: b, Cols: d, Stride: d, Data: x}, xiBlk,
-			0, blas64.General{Rows: b, Cols: n, Stride: n, Data: a})
-		for r := range b {
-			row := a[r*n : (r+1)*n]
-			if m.cfg.Similarity == Dot {
-				for j, v := range row {
-					row[j] = beta * v
-				}
-				continue
-			}
-			for j, v := range row {
-				d2 := max(w.xsq[r]-2*v+m.norms[lo+j], 0) // ‖x − ξ‖², rounding can make it < 0
-				row[j] = -0.5 * beta * d2
-			}
-		}
-		w.lse.block(a, n, grad, d)
-		if grad != nil {
-			// grad += P·Ξ (B×D), P the unnormalized softmax weights
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1,
-				blas64.General{Rows: b, Cols: n, Stride: n, Data: a}, xiBlk,
-				1, blas64.General{Rows: b, Cols: d, Stride: d, Data: grad})
-		}
-	}
 	for r := range b {
-		e[r] = -w.lse.logSum(r) / beta
-		if m.cfg.Similarity == Dot {
-			e[r] += 0.5 * w.xsq[r]
-		}
+		l := w.ev.s[r]
+		e[r] = -(w.ev.m[r]+log(l)+p.shift)/beta + 0.5*w.xsq[r]
 		if grad != nil {
-			inv := 1 / w.lse.l[r]
+			inv := 1 / l
 			g, xr := grad[r*d:(r+1)*d], x[r*d:(r+1)*d]
 			for i := range g {
 				g[i] = xr[i] - g[i]*inv
 			}
 		}
 	}
-	if i := firstNonFinite(e); i >= 0 {
-		return fmt.Errorf("query %d: energy is %v", i, e[i])
-	}
-	return nil
 }
 
 var _ Memory = (*MrDAM)(nil)

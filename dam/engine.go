@@ -1,0 +1,326 @@
+package dam
+
+import (
+	"math"
+	"unsafe"
+
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/kern"
+	"github.com/drdam/drdam/internal/par"
+	"github.com/drdam/drdam/internal/vmath"
+)
+
+// panelsFrom builds the compute layout of a projection in chunks of rows,
+// in parallel, without a float64 copy of the whole matrix.
+func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
+	y, d := src.Dims()
+	w := kern.NewPanels[T](y, d)
+	chunk := max(16, ((1<<20)/d)&^15) // about 8 MiB of float64 rows
+	if s, ok := src.(*features.Seeded); ok && s.Kind == features.Orthogonal {
+		// Regenerating an orthogonal block costs O(D³): cut only at
+		// block boundaries, in multiples of 16 rows.
+		chunk = d
+		for chunk%16 != 0 {
+			chunk += d
+		}
+	}
+	n := (y + chunk - 1) / chunk
+	task := par.Task{F: func(i int) {
+		lo, hi := i*chunk, min((i+1)*chunk, y)
+		rows := make([]float64, (hi-lo)*d)
+		src.Rows(rows, lo, hi)
+		w.SetRows(lo, rows, 1)
+	}}
+	task.Run(n)
+	return w
+}
+
+// padTo returns v converted to T, minus shift, padded with fill to length
+// n.
+func padTo[T kern.Float](v []float64, n int, shift, fill float64) []T {
+	out := make([]T, n)
+	for i := range out {
+		if i < len(v) {
+			out[i] = T(v[i] - shift)
+		} else {
+			out[i] = T(fill)
+		}
+	}
+	return out
+}
+
+// rowParams are the per-row inputs of the elementwise pass, in the compute
+// precision and padded to whole panels.
+type rowParams[T kern.Float] struct {
+	trig   bool
+	bias   []T     // trigonometric: phase shift, or nil
+	r1, r2 []T     // trigonometric: T_c, T_s (nil for Cos); positive: log T⁺, log T⁻ (nil for one half)
+	shift  float64 // positive: subtracted from r1 and r2 (their maximum), added back to the log-sum
+}
+
+// group is the state of one job of an evaluation: a contiguous range of
+// blocks with its own buffers and partial sums.
+type group[T kern.Float] struct {
+	h       []T            // block buffer: phases, then gradient weights
+	acc     []T            // one query panel of block sums
+	mt      []T            // running max per query lane (positive)
+	mOld    []T            // one query panel of maxima before a block
+	z       kern.Panels[T] // partial Zᵀ of the group
+	s, m    []float64      // per query lane: sum (trig) or normalizer, and max (positive)
+	touched []bool         // per query lane: something accumulated (positive)
+}
+
+// eval evaluates Σ_α over the rows of a panelled matrix W for a batch of
+// queries: the trigonometric sums Σ_α (T_c cos + T_s sin) and their
+// gradient weights, or the log-sum-exp of the scores h + r1 (and −h + r2)
+// with their softmax weights, and Z = Wᵀ·G. It is the shared engine of
+// DrDAM (W the projection, queries scaled by √β) and MrDAM (W the
+// patterns, queries scaled by β). An eval is one workspace: not for
+// concurrent use.
+type eval[T kern.Float] struct {
+	w        *kern.Panels[T]
+	p        *rowParams[T]
+	withGrad bool
+
+	xp                 kern.Panels[T]
+	groups             []group[T]
+	b, nqp, bp, nb, ng int
+	task               par.Task
+
+	// Results, per query (length B): s is the trigonometric sum, or the
+	// softmax normalizer at max m; z (B×D, float64) is Z, scaled to m.
+	s, m []float64
+}
+
+// run evaluates the B = len(x)/D queries x, scaled by xscale. If z is not
+// nil (B×D), it receives Z.
+func (ev *eval[T]) run(w *kern.Panels[T], p *rowParams[T], x []float64, xscale float64, z []float64) {
+	l := kern.Lanes[T]()
+	d := w.C
+	b := len(x) / d
+	ev.w, ev.p, ev.withGrad, ev.b = w, p, z != nil, b
+	ev.xp.Resize(b, d)
+	ev.xp.SetRows(0, x, xscale)
+	ev.nqp = ev.xp.NP
+	ev.bp = kern.BlockPanels(w.Cp)
+	ev.nb = (w.NP + ev.bp - 1) / ev.bp
+	ev.ng = kern.Groups(ev.nb)
+	if len(ev.groups) < ev.ng {
+		ev.groups = append(ev.groups, make([]group[T], ev.ng-len(ev.groups))...)
+	}
+	for i := range ev.ng {
+		g := &ev.groups[i]
+		g.h = growT(g.h, kern.BlockLen[T](ev.nqp, 0, ev.bp))
+		g.acc = growT(g.acc, l)
+		g.mOld = growT(g.mOld, l)
+		if ev.withGrad {
+			g.z.Resize(b, d)
+		}
+		n := ev.nqp * l
+		g.s = grow(g.s, n)
+		clear(g.s)
+		if !p.trig {
+			g.mt = growT(g.mt, n)
+			g.m = grow(g.m, n)
+			g.touched = growBool(g.touched, n)
+			for j := range g.mt {
+				g.mt[j] = T(math.Inf(-1))
+				g.touched[j] = false
+			}
+		}
+	}
+	if ev.task.F == nil {
+		ev.task.F = ev.group
+	}
+	ev.task.Run(ev.ng)
+	ev.combine(z)
+}
+
+func growT[T kern.Float](s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]T, n)
+}
+
+func growBool(s []bool, n int) []bool {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]bool, n)
+}
+
+// group runs the blocks of group gi: forward product, elementwise pass,
+// transposed product, block by block.
+func (ev *eval[T]) group(gi int) {
+	l := kern.Lanes[T]()
+	g := &ev.groups[gi]
+	p := ev.p
+	b0, b1 := kern.GroupBlocks(gi, ev.nb)
+	for blk := b0; blk < b1; blk++ {
+		p0, p1 := blk*ev.bp, min((blk+1)*ev.bp, ev.w.NP)
+		n := (p1 - p0) * l
+		rows := func(v []T) []T {
+			if v == nil {
+				return nil
+			}
+			return v[p0*l : p1*l]
+		}
+		h := g.h[:kern.BlockLen[T](ev.nqp, p0, p1)]
+		kern.Forward(h, ev.w, &ev.xp, p0, p1)
+		for qp := range ev.nqp {
+			hq := h[qp*n*l : (qp+1)*n*l]
+			acc := g.acc[:l]
+			clear(acc)
+			s := g.s[qp*l : (qp+1)*l]
+			if p.trig {
+				trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
+				for j, v := range acc {
+					s[j] += float64(v)
+				}
+				continue
+			}
+			mt := g.mt[qp*l : (qp+1)*l]
+			copy(g.mOld, mt)
+			expBlockMax(mt, hq, rows(p.r1), rows(p.r2), l)
+			for j := range mt {
+				if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
+					sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
+					s[j] *= sc
+					if ev.withGrad {
+						rescaleLane(&g.z, qp, j, T(sc))
+					}
+				}
+			}
+			expBlockWeights(acc, hq, rows(p.r1), rows(p.r2), mt, l)
+			for j, v := range acc {
+				s[j] += float64(v)
+				if !math.IsInf(float64(mt[j]), -1) {
+					g.touched[qp*l+j] = true
+				}
+			}
+		}
+		if ev.withGrad {
+			kern.BackwardAdd(&g.z, ev.w, h, p0, p1)
+		}
+	}
+	if !p.trig {
+		for j, v := range g.mt {
+			g.m[j] = float64(v)
+		}
+	}
+}
+
+// rescaleLane multiplies lane j of query panel qp of z by s.
+func rescaleLane[T kern.Float](z *kern.Panels[T], qp, j int, s T) {
+	l := kern.Lanes[T]()
+	base := qp*z.Cp*l + j
+	for d := range z.Cp {
+		z.Data[base+d*l] *= s
+	}
+}
+
+// combine adds the groups' partial results in group order: for the
+// positive case, each group is first rescaled to the common maximum.
+func (ev *eval[T]) combine(z []float64) {
+	l := kern.Lanes[T]()
+	b, d := ev.b, ev.w.C
+	ev.s = grow(ev.s, b)
+	ev.m = grow(ev.m, b)
+	clear(ev.s)
+	if z != nil {
+		clear(z)
+	}
+	for q := range b {
+		if ev.p.trig {
+			for gi := range ev.ng {
+				ev.s[q] += ev.groups[gi].s[q]
+			}
+			continue
+		}
+		m := math.Inf(-1)
+		for gi := range ev.ng {
+			m = max(m, ev.groups[gi].m[q])
+		}
+		ev.m[q] = m
+		for gi := range ev.ng {
+			if gm := ev.groups[gi].m[q]; !math.IsInf(gm, -1) {
+				ev.s[q] += ev.groups[gi].s[q] * math.Exp(gm-m)
+			}
+		}
+	}
+	if z == nil {
+		return
+	}
+	cp := ev.w.Cp
+	for gi := range ev.ng {
+		g := &ev.groups[gi]
+		for q := range b {
+			sc := 1.0
+			if !ev.p.trig {
+				if math.IsInf(g.m[q], -1) {
+					continue
+				}
+				sc = math.Exp(g.m[q] - ev.m[q])
+			}
+			base := (q/l)*cp*l + q%l
+			zr := z[q*d : (q+1)*d]
+			for c := range zr {
+				zr[c] += sc * float64(g.z.Data[base+c*l])
+			}
+		}
+	}
+}
+
+// The elementwise passes, by precision. The slices are reinterpreted with
+// unsafe rather than through an interface, which would allocate.
+
+func is32[T kern.Float]() bool { return unsafe.Sizeof(T(0)) == 4 }
+
+func trigBlock[T kern.Float](h, bias, tc, ts, acc []T, q int) {
+	if is32[T]() {
+		vmath.TrigBlock32(f32(h), f32(bias), f32(tc), f32(ts), f32(acc), q)
+	} else {
+		vmath.TrigBlock64(f64(h), f64(bias), f64(tc), f64(ts), f64(acc), q)
+	}
+}
+
+func expBlockMax[T kern.Float](m, h, lt, ltm []T, q int) {
+	if is32[T]() {
+		vmath.ExpBlockMax32(f32(m), f32(h), f32(lt), f32(ltm), q)
+	} else {
+		vmath.ExpBlockMax64(f64(m), f64(h), f64(lt), f64(ltm), q)
+	}
+}
+
+func expBlockWeights[T kern.Float](sum, h, lt, ltm, m []T, q int) {
+	if is32[T]() {
+		vmath.ExpBlockWeights32(f32(sum), f32(h), f32(lt), f32(ltm), f32(m), q)
+	} else {
+		vmath.ExpBlockWeights64(f64(sum), f64(h), f64(lt), f64(ltm), f64(m), q)
+	}
+}
+
+// f32 and f64 view a []T of the matching size as the concrete type (nil
+// stays nil).
+func f32[T kern.Float](v []T) []float32 {
+	if v == nil {
+		return nil
+	}
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+func f64[T kern.Float](v []T) []float64 {
+	if v == nil {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+}
+
+func sinCos[T kern.Float](sin, cos, x []T) {
+	if is32[T]() {
+		vmath.SinCos32(f32(sin), f32(cos), f32(x))
+	} else {
+		vmath.SinCos64(f64(sin), f64(cos), f64(x))
+	}
+}
