@@ -39,6 +39,7 @@ var commands = map[string]command{
 	"recall":  {"retrieve memories by energy descent from queries", runRecall},
 	"demo":    {"compare DrDAM with MrDAM on random binary patterns", runDemo},
 	"compute": {"numpy_dam.py compute on the same input and output files", runCompute},
+	"bench":   {"time one phase as ../shared/peers/bench.py run does", runBench},
 	"version": {"print the version", runVersion},
 }
 

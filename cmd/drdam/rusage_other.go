@@ -1,0 +1,6 @@
+//go:build !unix
+
+package main
+
+// processPeakMiB is unknown off Unix.
+func processPeakMiB() *float64 { return nil }

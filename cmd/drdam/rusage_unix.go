@@ -1,0 +1,16 @@
+//go:build unix
+
+package main
+
+import "syscall"
+
+// processPeakMiB returns the process's peak resident set size
+// (getrusage's ru_maxrss, in KiB on Linux), in MiB.
+func processPeakMiB() *float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return nil
+	}
+	v := float64(ru.Maxrss) / 1024
+	return &v
+}
