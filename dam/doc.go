@@ -48,6 +48,22 @@
 // exp(β‖x‖²/2) cancels the ½‖x‖² term: Ê(x) = −(1/β) log(φ(x)·T) again,
 // clipped when φ(x)·T·exp(β‖x‖²/2) < ε, where the gradient is x.
 //
+// # Computation
+//
+// Both representations run on the same engine (engine.go): the matrix of
+// rows (W for DrDAM, the patterns for MrDAM) is stored in the panel layout
+// of package internal/kern, in the compute precision of Config.Precision
+// (float64 by default, float32 about twice as fast); it is processed in
+// blocks of about 512 KiB, each going through the forward product, the
+// fused elementwise pass of internal/vmath (sin/cos with the T weights, or
+// the streaming softmax) and the transposed product while it is in cache;
+// blocks are gathered into a fixed number of groups that run on all cores
+// and whose partial sums are added in order, so results do not depend on
+// the number of cores. Inputs, T and results are float64 in both
+// precisions. The kernels are AVX-512, AVX2+FMA or portable Go, chosen at
+// run time (package internal/cpuid; DRDAM_SIMD=portable|avx2|avx512 lowers
+// the choice). A descent step allocates nothing.
+//
 // # Descent
 //
 // Recall and Descent run the energy descent of eq. gen-up,

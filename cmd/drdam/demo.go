@@ -31,12 +31,17 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	tol := fs.Float64("tol", 1e-8, "stop a query once |ΔE| < tol")
 	maxSteps := fs.Int("max-steps", 1000, "maximum number of descent steps")
 	seed := fs.Uint64("seed", 1, "seed of the patterns, the corruption and the features")
+	precName := fs.String("precision", "float64", "compute precision of both models: float64 or float32")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
 	basis, err := features.ParseBasis(*basisName)
 	if err != nil {
 		return usageError{"--basis: " + err.Error()}
+	}
+	prec, err := dam.ParsePrecision(*precName)
+	if err != nil {
+		return usageError{"--precision: " + err.Error()}
 	}
 	var ylist []int
 	for _, s := range splitList(*ys) {
@@ -64,7 +69,7 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	fmt.Fprintf(w, "Descent: η = %g until |ΔE| < %g (at most %d steps).\n\n", *step, *tol, *maxSteps)
 
 	t0 := time.Now()
-	mr, _ := dam.NewMrDAM(dam.Config{D: *d, Beta: *beta})
+	mr, _ := dam.NewMrDAM(dam.Config{D: *d, Beta: *beta, Precision: prec})
 	if err := mr.Add(xi); err != nil {
 		return err
 	}
@@ -86,7 +91,7 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	for i, y := range ylist {
 		pr.update("demo: DrDAM row", i, len(ylist))
 		t0 := time.Now()
-		dr, err := dam.NewDrDAM(dam.Config{D: *d, Beta: *beta, Y: y, Basis: basis, Seed: *seed})
+		dr, err := dam.NewDrDAM(dam.Config{D: *d, Beta: *beta, Y: y, Basis: basis, Seed: *seed, Precision: prec})
 		if err != nil {
 			pr.done()
 			return err

@@ -29,6 +29,7 @@ Example:
 	seed := fs.Uint64("seed", 0, "DrDAM seed of the random projection and shift")
 	noBias := fs.Bool("no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
 	eps := fs.Float64("eps", 0, "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
+	prec := fs.String("precision", "float64", "compute precision: float64 or float32 (about twice as fast; T and results stay float64)")
 	fs.require("patterns", "out")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -40,6 +41,9 @@ Example:
 	}
 	if c.Similarity, err = dam.ParseSimilarity(*sim); err != nil {
 		return usageError{"--similarity: " + err.Error()}
+	}
+	if c.Precision, err = dam.ParsePrecision(*prec); err != nil {
+		return usageError{"--precision: " + err.Error()}
 	}
 	if c.Rep == dam.RepDrDAM {
 		if c.Basis, err = features.ParseBasis(*basis); err != nil {
@@ -167,6 +171,7 @@ func runInfo(e *env, args []string) error {
 	fmt.Fprintf(w, "file            %s (%d bytes, format version %d, checksum OK)\n", *model, st.Size(), dam.FileVersion)
 	fmt.Fprintf(w, "representation  %v\n", c.Rep)
 	fmt.Fprintf(w, "energy          %v, β = %g\n", c.Similarity, c.Beta)
+	fmt.Fprintf(w, "precision       %v (compute)\n", c.Precision)
 	fmt.Fprintf(w, "dimension D     %d\n", c.D)
 	fmt.Fprintf(w, "patterns K      %d\n", m.Len())
 	patterns := m.Len() * c.D
@@ -187,7 +192,7 @@ func runInfo(e *env, args []string) error {
 }
 
 // configFlags maps dam.Config fields to the flags of encode.
-var configFlags = map[string]string{"Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep"}
+var configFlags = map[string]string{"Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision"}
 
 // flagError prefixes a configuration error with the flag that set the
 // field.
