@@ -190,9 +190,12 @@ func ddAdd(ah, al, bh, bl float64) (float64, float64) {
 }
 
 func ddMul(ah, al, bh, bl float64) (float64, float64) {
-	p := ah * bh
+	// Explicit float64 conversions round each product, so that no compiler
+	// fuses them into FMAs (Go does on arm64), which would break the
+	// error-free transformations.
+	p := float64(ah * bh)
 	e := math.FMA(ah, bh, -p)
-	return twoSum(p, e+ah*bl+al*bh)
+	return twoSum(p, e+float64(ah*bl)+float64(al*bh))
 }
 
 // refExp returns e^x as an unevaluated sum h + l accurate to about 2^-100
@@ -223,7 +226,7 @@ func refExpScaled(x float64, e int) (h, l float64) {
 	for i := 1; i < 30; i++ {
 		th, tl = ddMul(th, tl, rh, rl)
 		q := th / float64(i)
-		p := q * float64(i)
+		p := float64(q * float64(i))
 		rem := (th - p - math.FMA(q, float64(i), -p) + tl) / float64(i)
 		th, tl = twoSum(q, rem)
 		sh, sl = ddAdd(sh, sl, th, tl)
