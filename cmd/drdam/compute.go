@@ -205,8 +205,7 @@ func readParams(path string, p *computeParams) error {
 		}
 		return nil
 	}
-	var steps float64
-	steps = float64(p.Steps)
+	steps := float64(p.Steps)
 	for _, f := range []struct {
 		key string
 		dst any

@@ -75,12 +75,6 @@ func (p *Panels[T]) Row(dst []float64, r int, s float64) {
 	}
 }
 
-// panelSlice returns the storage of panels [p0, p1).
-func (p *Panels[T]) panelSlice(p0, p1 int) []T {
-	l := Lanes[T]()
-	return p.Data[p0*p.Cp*l : p1*p.Cp*l]
-}
-
 // BlockLen returns the length of the block buffer (h or g) that Forward
 // and BackwardAdd use for x.NP query panels and the W panels [p0, p1).
 func BlockLen[T Float](queryPanels, p0, p1 int) int {
