@@ -223,6 +223,9 @@ func TestRecallErrors(t *testing.T) {
 // small objects per call (goroutines and channels), which the assembly
 // kernels planned in issue 3 are to remove.
 func TestStepAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	const d, k, b = 16, 8, 4
 	xi := grayPatterns(151, k, d)
 	for _, m := range []Model{

@@ -101,6 +101,9 @@ func TestFloat32(t *testing.T) {
 // both representations, at sizes that use several blocks, groups and the
 // worker pool (Y·D = 8·10⁵, B = 40).
 func TestAllocsLarge(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	const d, k, b = 100, 30, 40
 	xi := grayPatterns(321, k, d)
 	x := flip(322, xi[:k*d], d, 0.2)
@@ -131,4 +134,43 @@ func ExampleConfig_precision() {
 	v, _ := c.Validate()
 	fmt.Println(v)
 	// Output: drdam D=64 β=30 l2 basis=sincos projection=gaussian Y=20000 (F=40000) seed=0 ε=1e-05 bias float32
+}
+
+// TestConcurrentEnergyGrad: models are safe for concurrent EnergyGrad
+// calls (the second caller gets its own workspace; both share the worker
+// pool), and concurrent results equal serial ones bit for bit. Run it with
+// -race to check the claim.
+func TestConcurrentEnergyGrad(t *testing.T) {
+	const d, k, b = 24, 10, 9
+	xi := grayPatterns(331, k, d)
+	x := flip(332, xi[:b*d], d, 0.2)
+	for _, m := range []Model{
+		mustMrDAM(t, Config{D: d, Beta: 10}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 10, Y: 3000, Seed: 1, Precision: Float32}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 10, Y: 3000, Seed: 1, Basis: features.ExpExp}, xi),
+	} {
+		e0, g0 := energies(t, m, x)
+		done := make(chan error, 4)
+		for range 4 {
+			go func() {
+				for range 5 {
+					e, g := make([]float64, b), make([]float64, b*d)
+					if err := m.EnergyGrad(e, g, x); err != nil {
+						done <- err
+						return
+					}
+					if relDiff(e, e0) != 0 || relDiff(g, g0) != 0 {
+						done <- fmt.Errorf("%T: a concurrent result differs from the serial one", m)
+						return
+					}
+				}
+				done <- nil
+			}()
+		}
+		for range 4 {
+			if err := <-done; err != nil {
+				t.Error(err)
+			}
+		}
+	}
 }

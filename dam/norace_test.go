@@ -1,0 +1,5 @@
+//go:build !race
+
+package dam
+
+const raceEnabled = false

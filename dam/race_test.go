@@ -1,0 +1,6 @@
+//go:build race
+
+package dam
+
+// raceEnabled: the race detector allocates, so allocation counts are skipped.
+const raceEnabled = true
