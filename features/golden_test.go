@@ -13,3 +13,7 @@ var (
 	goldenOrthogonal = []goldenProbe{{0, 0xbfe537bf57580b32}, {1, 0xbff474ca86eccbb6}, {6, 0xbfff5eac07ed9ca9}, {7, 0xbfe5c828107165c4}, {48, 0x3fd4c488d96df210}, {49, 0xc000837da44daf35}, {349, 0xbfb892f23b6f0815}}
 	goldenBias       = []goldenProbe{{0, 0x4013a9825436b3b5}, {1, 0x401694ba5f2a5a62}, {6, 0x3fe532c276d26847}, {7, 0x3fa0d64ea36b4a33}, {48, 0x3fc7a2745ed90deb}, {49, 0x40118f6d6fa71eff}}
 )
+
+// goldenSORF pins the first 32 signs of each diagonal of SORF block 0 for
+// seed 1, as bits (1 = −1).
+var goldenSORF = [3]uint64{0xc34e09e0, 0xe0dc33e7, 0xd55c1b7f}

@@ -36,9 +36,10 @@ const (
 	Gaussian   ProjectionKind = iota + 1 // iid N(0, 1) entries
 	Orthogonal                           // ORF: χ(D)-scaled Haar-orthogonal D×D blocks
 	External                             // a matrix given by the caller
+	Structured                           // SORF: √N·H D₁ H D₂ H D₃ blocks (O(Y log D) per product)
 )
 
-var kindNames = map[ProjectionKind]string{Gaussian: "gaussian", Orthogonal: "orthogonal", External: "external"}
+var kindNames = map[ProjectionKind]string{Gaussian: "gaussian", Orthogonal: "orthogonal", External: "external", Structured: "structured"}
 
 // String returns the kind's name as the command line spells it.
 func (k ProjectionKind) String() string {
@@ -48,16 +49,18 @@ func (k ProjectionKind) String() string {
 	return fmt.Sprintf("ProjectionKind(%d)", int(k))
 }
 
-// ParseProjectionKind returns the seeded kind named s: gaussian (or iid) or
-// orthogonal (or orf).
+// ParseProjectionKind returns the seeded kind named s: gaussian (or iid,
+// dense), orthogonal (or orf) or structured (or sorf).
 func ParseProjectionKind(s string) (ProjectionKind, error) {
 	switch strings.ToLower(s) {
-	case "gaussian", "iid":
+	case "gaussian", "iid", "dense":
 		return Gaussian, nil
 	case "orthogonal", "orf":
 		return Orthogonal, nil
+	case "structured", "sorf":
+		return Structured, nil
 	}
-	return 0, fmt.Errorf("unknown projection %q: want gaussian or orthogonal", s)
+	return 0, fmt.Errorf("unknown projection %q: want gaussian, orthogonal or structured", s)
 }
 
 // Valid reports whether k is a known kind.
@@ -277,7 +280,7 @@ func New(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
 	if y <= 0 || d <= 0 {
 		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
 	}
-	if d > MaxDenseEntries/y { // y·d > MaxDenseEntries, without overflow
+	if kind != Structured && d > MaxDenseEntries/y { // y·d > MaxDenseEntries, without overflow
 		return nil, fmt.Errorf("a dense Y×D = %d×%d projection needs %.0f GiB, more than the limit of %d GiB",
 			y, d, float64(y)*float64(d)*8/(1<<30), MaxDenseEntries*8>>30)
 	}
@@ -286,6 +289,8 @@ func New(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
 		return NewGaussian(seed, y, d), nil
 	case Orthogonal:
 		return NewOrthogonal(seed, y, d), nil
+	case Structured:
+		return NewSORF(seed, y, d)
 	case External:
 		return nil, fmt.Errorf("an external projection cannot be generated from a seed")
 	}

@@ -1,0 +1,165 @@
+package features
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/drdam/drdam/internal/fwht"
+	"github.com/drdam/drdam/internal/rng"
+)
+
+// streamSORF identifies the sign streams of the structured projection.
+const streamSORF = 4 << 56
+
+// SORF is a structured orthogonal random projection (SORF, Yu et al.
+// 2016, "Orthogonal Random Features"): each block of N rows is
+//
+//	W_b = √N·H D₁ H D₂ H D₃ = (1/N)·H_u D₁ H_u D₂ H_u D₃,
+//
+// restricted to the first D columns, where H = H_u/√N is the normalized
+// Walsh–Hadamard matrix of size N (D zero-padded to N, the next power of
+// two, at least 16) and D₁, D₂, D₃ are diagonal matrices of random signs.
+// Blocks are drawn independently (block b from the stream (seed, b)),
+// stacked, and the last one truncated to Y rows. A product with W costs
+// O(Y·log N) per query instead of O(Y·D), and the projection stores only
+// 3·N signs per block.
+//
+// Its rows have norm √N exactly (on the padded space) and nearly Gaussian
+// coordinates, so the features are biased: for the Gaussian kernel the bias
+// is at most 6z/√N (Yu et al., Theorem 3, z = ‖x − y‖ scaled by √β), small
+// once D is in the hundreds. The positive bases (Exp, ExpExp) rely on the
+// moment generating function of Gaussian rows, exp(‖v‖²/2); for rows of
+// fixed norm it is smaller by a relative O(‖v‖⁴/N) (v = √β(x + y)), so they
+// are biased too, increasingly with β‖x + y‖².
+type SORF struct {
+	Seed    uint64
+	Y, D, N int
+	// Signs holds the ±1 diagonals: block b's D₁, D₂, D₃ are
+	// Signs[(3b+i)·N : (3b+i+1)·N] for i = 0, 1, 2.
+	Signs []float64
+}
+
+// NewSORF returns the structured projection of y rows for inputs of
+// dimension d, drawn from seed.
+func NewSORF(seed uint64, y, d int) (*SORF, error) {
+	if y <= 0 || d <= 0 {
+		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
+	}
+	n := max(16, 1<<bits.Len(uint(d-1)))
+	nb := (y + n - 1) / n
+	s := &SORF{Seed: seed, Y: y, D: d, N: n, Signs: make([]float64, 3*nb*n)}
+	var st rng.Stream
+	for b := range nb {
+		st.Reset(seed, streamSORF|uint64(b))
+		blk := s.Signs[3*b*n : 3*(b+1)*n]
+		var u uint64
+		for i := range blk {
+			if i%64 == 0 {
+				u = st.Uint64()
+			}
+			blk[i] = 1
+			if u&1 == 1 {
+				blk[i] = -1
+			}
+			u >>= 1
+		}
+	}
+	return s, nil
+}
+
+// Blocks returns the number of blocks of N rows.
+func (s *SORF) Blocks() int { return (s.Y + s.N - 1) / s.N }
+
+// BlockSigns returns the three sign vectors of block b.
+func (s *SORF) BlockSigns(b int) (d1, d2, d3 []float64) {
+	n := s.N
+	blk := s.Signs[3*b*n : 3*(b+1)*n]
+	return blk[:n], blk[n : 2*n], blk[2*n:]
+}
+
+// Dims returns Y and D.
+func (s *SORF) Dims() (y, d int) { return s.Y, s.D }
+
+// applyBlock writes W_b·x (N values) into v, for x of length D.
+func (s *SORF) applyBlock(v, x []float64, b int) {
+	d1, d2, d3 := s.BlockSigns(b)
+	copy(v, x)
+	clear(v[len(x):])
+	fwht.SignTransform64(v, d3)
+	fwht.SignTransform64(v, d2)
+	fwht.SignTransform64(v, d1)
+	inv := 1 / float64(s.N)
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// applyBlockT writes W_bᵀ·g (the first D of N values) into v, for g of
+// length N (v may be g).
+func (s *SORF) applyBlockT(v, g []float64, b int) {
+	d1, d2, d3 := s.BlockSigns(b)
+	copy(v, g)
+	fwht.TransformSign64(v, d1)
+	fwht.TransformSign64(v, d2)
+	fwht.TransformSign64(v, d3)
+	inv := 1 / float64(s.N)
+	for i := range v {
+		v[i] *= inv
+	}
+}
+
+// Rows writes the rows [lo, hi) of W into dst, row-major ((hi−lo)×D): row
+// i of block b is W_bᵀ e_i restricted to D columns.
+func (s *SORF) Rows(dst []float64, lo, hi int) {
+	d, n := s.D, s.N
+	if lo < 0 || hi > s.Y || lo > hi || len(dst) != (hi-lo)*d {
+		panic(fmt.Sprintf("features: Rows(%d values, [%d, %d)) of a %d×%d projection", len(dst), lo, hi, s.Y, d))
+	}
+	v := make([]float64, n)
+	for a := lo; a < hi; a++ {
+		clear(v)
+		v[a%n] = 1
+		s.applyBlockT(v, v, a/n)
+		copy(dst[(a-lo)*d:(a-lo+1)*d], v[:d])
+	}
+}
+
+// Project writes X·W[lo:hi]ᵀ into dst (B×(hi−lo)); x is B×D.
+func (s *SORF) Project(dst, x []float64, lo, hi int) {
+	d, n := s.D, s.N
+	b, m := len(x)/d, hi-lo
+	if len(x)%d != 0 || len(dst) != b*m || lo < 0 || hi > s.Y || lo > hi {
+		panic(fmt.Sprintf("features: Project(%d, %d values, [%d, %d)) of a %d×%d projection", len(dst), len(x), lo, hi, s.Y, d))
+	}
+	v := make([]float64, n)
+	for q := range b {
+		for blk := lo / n; blk*n < hi; blk++ {
+			s.applyBlock(v, x[q*d:(q+1)*d], blk)
+			for a := max(lo, blk*n); a < min(hi, (blk+1)*n); a++ {
+				dst[q*m+a-lo] = v[a-blk*n]
+			}
+		}
+	}
+}
+
+// ProjectTAdd adds G·W[lo:hi] to dst (B×D); g is B×(hi−lo).
+func (s *SORF) ProjectTAdd(dst, g []float64, lo, hi int) {
+	d, n := s.D, s.N
+	b, m := len(dst)/d, hi-lo
+	if len(dst)%d != 0 || len(g) != b*m || lo < 0 || hi > s.Y || lo > hi {
+		panic(fmt.Sprintf("features: ProjectTAdd(%d, %d values, [%d, %d)) of a %d×%d projection", len(dst), len(g), lo, hi, s.Y, d))
+	}
+	v := make([]float64, n)
+	for q := range b {
+		for blk := lo / n; blk*n < hi; blk++ {
+			clear(v)
+			for a := max(lo, blk*n); a < min(hi, (blk+1)*n); a++ {
+				v[a-blk*n] = g[q*m+a-lo]
+			}
+			s.applyBlockT(v, v, blk)
+			for i := range d {
+				dst[q*d+i] += v[i]
+			}
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package features
+
+import (
+	"math"
+	"testing"
+
+	"github.com/drdam/drdam/internal/rng"
+)
+
+// TestSORFStructure: with D = N (a power of two) each block W_b = √N·H D₁ H
+// D₂ H D₃ has orthogonal rows of norm √N exactly, W_b·W_bᵀ = N·I (to
+// rounding: 1e-12 relative); with D < N the rows are the first D columns.
+func TestSORFStructure(t *testing.T) {
+	const d, y = 64, 150 // N = 64, three blocks, the last truncated
+	s, err := NewSORF(3, y, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.N != 64 || s.Blocks() != 3 {
+		t.Fatalf("N = %d, %d blocks; want 64, 3", s.N, s.Blocks())
+	}
+	w := make([]float64, y*d)
+	s.Rows(w, 0, y)
+	for b := range s.Blocks() {
+		for i := b * d; i < min(y, (b+1)*d); i++ {
+			for j := b * d; j <= i; j++ {
+				got := dotFMA(w[i*d:(i+1)*d], w[j*d:(j+1)*d])
+				want := 0.0
+				if i == j {
+					want = d
+				}
+				if math.Abs(got-want) > 1e-12*d {
+					t.Fatalf("block %d rows %d, %d: dot %v, want %v", b, i, j, got, want)
+				}
+			}
+		}
+	}
+	// Entries of √N·H D H D H D are sums of ±1/N·(±1…): all have magnitude
+	// well below √N; and blocks differ.
+	same := 0
+	for i := range d * d {
+		if w[i] == w[d*d+i] {
+			same++
+		}
+	}
+	if same > d*d/4 {
+		t.Errorf("blocks 0 and 1 share %d of %d entries", same, d*d)
+	}
+}
+
+// TestSORFProducts checks Project and ProjectTAdd against the explicit
+// rows (written out by Rows, an independent path through the transposed
+// chain) and against each other (⟨W x, g⟩ = ⟨x, Wᵀ g⟩), with D not a power
+// of two, ranges that cut blocks, and several queries. The only difference
+// is float64 rounding in a different order: 1e-12 relative.
+func TestSORFProducts(t *testing.T) {
+	const d, y, b = 37, 200, 3 // N = 64
+	s, _ := NewSORF(5, y, d)
+	w := make([]float64, y*d)
+	s.Rows(w, 0, y)
+	st := rng.New(1, 1)
+	x := make([]float64, b*d)
+	st.Normals(x)
+	for _, r := range [][2]int{{0, y}, {10, 70}, {64, 128}, {199, 200}} {
+		lo, hi := r[0], r[1]
+		m := hi - lo
+		h := make([]float64, b*m)
+		s.Project(h, x, lo, hi)
+		for q := range b {
+			for a := lo; a < hi; a++ {
+				want := dotFMA(w[a*d:(a+1)*d], x[q*d:(q+1)*d])
+				if got := h[q*m+a-lo]; math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("Project rows [%d, %d) query %d row %d: %v, want %v", lo, hi, q, a, got, want)
+				}
+			}
+		}
+		g := make([]float64, b*m)
+		st.Normals(g)
+		z := make([]float64, b*d)
+		s.ProjectTAdd(z, g, lo, hi)
+		for q := range b {
+			var lhs, rhs float64
+			for a := range m {
+				lhs += h[q*m+a] * g[q*m+a]
+			}
+			for i := range d {
+				rhs += x[q*d+i] * z[q*d+i]
+			}
+			if math.Abs(lhs-rhs) > 1e-10*(1+math.Abs(lhs)) {
+				t.Fatalf("rows [%d, %d) query %d: ⟨Wx, g⟩ = %v, ⟨x, Wᵀg⟩ = %v", lo, hi, q, lhs, rhs)
+			}
+		}
+	}
+}
+
+// TestSORFKernel: SinCos features on a SORF projection approximate the
+// Gaussian kernel as well as on iid features at D = 256 (the bias bound
+// 6z/√N of Yu et al. is small there): mean |error| below 0.02 at
+// Y = 2·10⁴ over 32 pairs, the same bound the iid features meet in
+// TestAllBasesUnbiased.
+func TestSORFKernel(t *testing.T) {
+	const d, pairs, beta, y = 256, 32, 1.0, 20000
+	xs, ys := randomPairs(3, pairs, d)
+	s, _ := NewSORF(11, y, d)
+	m, _ := NewMap(SinCos, beta, s, NewBias(11, y))
+	if mae := kernelMAE(m, xs, ys, d); mae > 0.02 {
+		t.Errorf("SORF SinCos: mean |kernel error| = %.3g", mae)
+	}
+}
+
+// TestSORFGolden pins the signs of seed 1 (as bits of the first 64 signs
+// of each of the three diagonals of block 0).
+func TestSORFGolden(t *testing.T) {
+	s, _ := NewSORF(1, 100, 30)
+	d1, d2, d3 := s.BlockSigns(0)
+	var got [3]uint64
+	for k, v := range [][]float64{d1, d2, d3} {
+		for i := range 32 {
+			if v[i] < 0 {
+				got[k] |= 1 << i
+			}
+		}
+	}
+	want := goldenSORF
+	if got != want {
+		t.Errorf("SORF sign bits = %#x, want %#x", got, want)
+	}
+}
