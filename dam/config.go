@@ -118,9 +118,14 @@ type Config struct {
 	// DrDAM only.
 	Y          int                     // number of random projections, > 0 (F = 2Y for SinCos/ExpExp)
 	Basis      features.Basis          // default SinCos
-	Projection features.ProjectionKind // default Gaussian
-	Seed       uint64                  // seed of the projection and the bias
-	NoBias     bool                    // do not add the random shift b (trigonometric bases)
+	Projection features.ProjectionKind // default Gaussian; Structured is SORF
+	// OnDemand keeps a Gaussian or Orthogonal projection out of memory: its
+	// rows are regenerated from the seed at every evaluation (with a
+	// bounded cache), so memory is O(Y + D) but every step pays for
+	// generating Y·D Gaussians. Structured projections always take O(Y).
+	OnDemand bool
+	Seed     uint64 // seed of the projection and the bias
+	NoBias   bool   // do not add the random shift b (trigonometric bases)
 	// Epsilon is the clip floor ε of φ(x)·T. Zero means the basis's default
 	// (1e-5 for Cos and SinCos, 0 for Exp and ExpExp); the trigonometric
 	// bases need ε > 0, because their kernel estimate can be negative.
@@ -195,6 +200,9 @@ func (c Config) Validate() (Config, error) {
 	if !c.Basis.UsesBias() {
 		c.NoBias = true
 	}
+	if c.Projection == features.Structured {
+		c.OnDemand = false // nothing to store or regenerate: SORF is O(Y) anyway
+	}
 	return c, nil
 }
 
@@ -216,8 +224,12 @@ func (c Config) String() string {
 	if c.NoBias {
 		bias = "no bias"
 	}
-	return fmt.Sprintf("drdam D=%d β=%g %v basis=%v projection=%v Y=%d (F=%d) seed=%d ε=%g %s %v",
-		c.D, c.Beta, c.Similarity, c.Basis, c.Projection, c.Y, c.FeatureDim(), c.Seed, c.Epsilon, bias, c.Precision)
+	proj := c.Projection.String()
+	if c.OnDemand {
+		proj += " (on demand)"
+	}
+	return fmt.Sprintf("drdam D=%d β=%g %v basis=%v projection=%s Y=%d (F=%d) seed=%d ε=%g %s %v",
+		c.D, c.Beta, c.Similarity, c.Basis, proj, c.Y, c.FeatureDim(), c.Seed, c.Epsilon, bias, c.Precision)
 }
 
 // New returns an empty memory of the configured representation.
@@ -230,4 +242,13 @@ func New(c Config) (Memory, error) {
 		return NewMrDAM(c)
 	}
 	return NewDrDAM(c)
+}
+
+// compatible reports whether memories of configurations a and b can be
+// merged: everything but how they compute (precision, on-demand
+// projection) must match, since T and the patterns are float64 in both.
+func compatible(a, b Config) bool {
+	a.Precision, b.Precision = 0, 0
+	a.OnDemand, b.OnDemand = false, false
+	return a == b
 }

@@ -47,12 +47,20 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if c.Rep != RepDrDAM {
 		return nil, fmt.Errorf("NewDrDAM: configuration is for %v", c.Rep)
 	}
-	if err := checkSize(c.Y, c.D); err != nil {
-		return nil, err
-	}
-	proj, err := features.NewSeeded(c.Projection, c.Seed, c.Y, c.D)
-	if err != nil {
-		return nil, err
+	var proj features.Projection
+	if c.Projection == features.Structured {
+		if proj, err = features.NewSORF(c.Seed, c.Y, c.D); err != nil {
+			return nil, err
+		}
+	} else {
+		if !c.OnDemand {
+			if err := checkSize(c.Y, c.D); err != nil {
+				return nil, err
+			}
+		}
+		if proj, err = features.NewSeeded(c.Projection, c.Seed, c.Y, c.D); err != nil {
+			return nil, err
+		}
 	}
 	var bias []float64
 	if !c.NoBias {
@@ -62,7 +70,7 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newDrDAM(c, fm, proj), nil
+	return newDrDAM(c, fm), nil
 }
 
 // checkSize refuses projections whose compute layout would exceed
@@ -102,18 +110,34 @@ func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 		return nil, err
 	}
 	c.Projection = features.External
-	return newDrDAM(c, fm, src), nil
+	_ = src
+	return newDrDAM(c, fm), nil
 }
 
-func newDrDAM(c Config, fm *features.Map, src features.RowSource) *DrDAM {
+func newDrDAM(c Config, fm *features.Map) *DrDAM {
 	m := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim())}
 	if c.Precision == Float32 {
-		m.eng = newDrCompute[float32](src, fm.Bias)
+		m.eng = newDrCompute(blockSource[float32](c, fm), fm.Bias)
 	} else {
-		m.eng = newDrCompute[float64](src, fm.Bias)
+		m.eng = newDrCompute(blockSource[float64](c, fm), fm.Bias)
 	}
 	m.clear()
 	return m
+}
+
+// blockSource returns the engine's view of the projection of fm: SORF
+// blocks, rows regenerated on demand, or panels built once.
+func blockSource[T kern.Float](c Config, fm *features.Map) blocks[T] {
+	switch p := fm.Proj.(type) {
+	case *features.SORF:
+		return newSORF[T](p)
+	case features.RowSource:
+		if c.OnDemand {
+			return newOnDemand[T](p)
+		}
+		return newStored(panelsFrom[T](p))
+	}
+	panic(fmt.Sprintf("dam: projection %T has no compute layout", fm.Proj))
 }
 
 // Config returns the configuration.
@@ -293,7 +317,7 @@ func (m *DrDAM) Merge(other Memory) error {
 	if !ok {
 		return fmt.Errorf("cannot merge an %v into a drdam", other.Config().Rep)
 	}
-	if o.cfg != m.cfg {
+	if !compatible(o.cfg, m.cfg) {
 		return fmt.Errorf("cannot merge memories of different configurations: %v and %v", m.cfg, o.cfg)
 	}
 	if m.cfg.Projection == features.External && o.fm != m.fm {
@@ -366,7 +390,7 @@ func (m *DrDAM) finish(e, grad, x []float64, r int, clipped bool, logS, xsq floa
 // drCompute is the compute state of a DrDAM in precision T: the projection
 // in panels, the shift, and T converted per row (rebuilt when T changes).
 type drCompute[T kern.Float] struct {
-	w    *kern.Panels[T]
+	src  blocks[T]
 	bias []T
 	mu   sync.Mutex
 	p    *rowParams[T] // nil when T has changed since it was built
@@ -378,10 +402,11 @@ type drWork[T kern.Float] struct {
 	xsq []float64
 }
 
-func newDrCompute[T kern.Float](src features.RowSource, bias []float64) *drCompute[T] {
-	c := &drCompute[T]{w: panelsFrom[T](src)}
+func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
+	c := &drCompute[T]{src: src}
 	if bias != nil {
-		c.bias = padTo[T](bias, c.w.NP*kern.Lanes[T](), 0, 0)
+		_, rows := src.count()
+		c.bias = padTo[T](bias, rows, 0, 0)
 	}
 	return c
 }
@@ -399,7 +424,8 @@ func (c *drCompute[T]) params(m *DrDAM) *rowParams[T] {
 	if c.p != nil {
 		return c.p
 	}
-	y, n := m.cfg.Y, c.w.NP*kern.Lanes[T]()
+	_, n := c.src.count()
+	y := m.cfg.Y
 	p := &rowParams[T]{trig: m.cfg.Basis.Trig(), bias: c.bias}
 	two := m.cfg.Basis.Width(1) == 2
 	if p.trig {
@@ -435,7 +461,7 @@ func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
 	d, y, beta := cfg.D, cfg.Y, cfg.Beta
 	b := len(e)
 	rb := math.Sqrt(beta)
-	w.ev.run(c.w, p, x, rb, grad)
+	w.ev.run(c.src, p, x, rb, grad)
 	w.xsq = grow(w.xsq, b)
 	rowSqNorms(w.xsq, x, d)
 	eps := cfg.Epsilon
@@ -537,26 +563,25 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 			}
 		}
 	}
-	bp := kern.BlockPanels(c.w.Cp)
-	nb := (c.w.NP + bp - 1) / bp
+	nb, _ := c.src.count()
 	two := cfg.Basis.Width(1) == 2
 	task := par.Task{F: func(gi int) {
 		b0, b1 := kern.GroupBlocks(gi, nb)
-		h := make([]T, kern.BlockLen[T](xp.NP, 0, bp))
-		sn, cs := make([]T, bp*l*l), make([]T, bp*l*l)
+		var sc scratch[T]
+		h := make([]T, xp.NP*c.src.maxRows()*l)
+		sn, cs := make([]T, c.src.maxRows()*l), make([]T, c.src.maxRows()*l)
 		for blk := b0; blk < b1; blk++ {
-			p0, p1 := blk*bp, min((blk+1)*bp, c.w.NP)
-			n := (p1 - p0) * l
-			hb := h[:kern.BlockLen[T](xp.NP, p0, p1)]
-			kern.Forward(hb, c.w, xp, p0, p1)
-			rows := min(n, y-p0*l)
+			lo, n := c.src.span(blk)
+			hb := h[:xp.NP*n*l]
+			c.src.forward(hb, xp, blk, &sc)
+			rows := max(0, min(n, y-lo))
 			if !positive {
 				acc := make([]float64, 2*n)
 				for qp := range xp.NP {
 					hq := hb[qp*n*l : (qp+1)*n*l]
 					if c.bias != nil {
 						for r := range n {
-							bv := c.bias[p0*l+r]
+							bv := c.bias[lo+r]
 							for j := range l {
 								hq[r*l+j] += bv
 							}
@@ -575,9 +600,9 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 					}
 				}
 				for r := range rows {
-					m.t[p0*l+r] += sign * acc[r]
+					m.t[lo+r] += sign * acc[r]
 					if two {
-						m.t[y+p0*l+r] += sign * acc[n+r]
+						m.t[y+lo+r] += sign * acc[n+r]
 					}
 				}
 				continue
@@ -612,7 +637,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 							sum += math.Exp(v + wl[qp*l+j] - mx)
 						}
 					}
-					idx := half*y + p0*l + r
+					idx := half*y + lo + r
 					if sign > 0 {
 						m.t[idx] = logAddExp(m.t[idx], mx+math.Log(sum))
 					} else {

@@ -50,7 +50,7 @@ func padTo[T kern.Float](v []float64, n int, shift, fill float64) []T {
 }
 
 // rowParams are the per-row inputs of the elementwise pass, in the compute
-// precision and padded to whole panels.
+// precision and padded to the rows of the block source.
 type rowParams[T kern.Float] struct {
 	trig   bool
 	bias   []T     // trigonometric: phase shift, or nil
@@ -68,24 +68,24 @@ type group[T kern.Float] struct {
 	z       kern.Panels[T] // partial Zᵀ of the group
 	s, m    []float64      // per query lane: sum (trig) or normalizer, and max (positive)
 	touched []bool         // per query lane: something accumulated (positive)
+	sc      scratch[T]     // the block source's scratch
 }
 
-// eval evaluates Σ_α over the rows of a panelled matrix W for a batch of
+// eval evaluates Σ_α over the rows of a block source for a batch of
 // queries: the trigonometric sums Σ_α (T_c cos + T_s sin) and their
 // gradient weights, or the log-sum-exp of the scores h + r1 (and −h + r2)
 // with their softmax weights, and Z = Wᵀ·G. It is the shared engine of
-// DrDAM (W the projection, queries scaled by √β) and MrDAM (W the
-// patterns, queries scaled by β). An eval is one workspace: not for
-// concurrent use.
+// DrDAM (the projection, queries scaled by √β) and MrDAM (the patterns,
+// queries scaled by β). An eval is one workspace: not for concurrent use.
 type eval[T kern.Float] struct {
-	w        *kern.Panels[T]
+	src      blocks[T]
 	p        *rowParams[T]
 	withGrad bool
 
-	xp                 kern.Panels[T]
-	groups             []group[T]
-	b, nqp, bp, nb, ng int
-	task               par.Task
+	xp             kern.Panels[T]
+	groups         []group[T]
+	b, nqp, nb, ng int
+	task           par.Task
 
 	// Results, per query (length B): s is the trigonometric sum, or the
 	// softmax normalizer at max m; z (B×D, float64) is Z, scaled to m.
@@ -94,23 +94,22 @@ type eval[T kern.Float] struct {
 
 // run evaluates the B = len(x)/D queries x, scaled by xscale. If z is not
 // nil (B×D), it receives Z.
-func (ev *eval[T]) run(w *kern.Panels[T], p *rowParams[T], x []float64, xscale float64, z []float64) {
+func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float64, z []float64) {
 	l := kern.Lanes[T]()
-	d := w.C
+	d := src.dim()
 	b := len(x) / d
-	ev.w, ev.p, ev.withGrad, ev.b = w, p, z != nil, b
+	ev.src, ev.p, ev.withGrad, ev.b = src, p, z != nil, b
 	ev.xp.Resize(b, d)
 	ev.xp.SetRows(0, x, xscale)
 	ev.nqp = ev.xp.NP
-	ev.bp = kern.BlockPanels(w.Cp)
-	ev.nb = (w.NP + ev.bp - 1) / ev.bp
+	ev.nb, _ = src.count()
 	ev.ng = kern.Groups(ev.nb)
 	if len(ev.groups) < ev.ng {
 		ev.groups = append(ev.groups, make([]group[T], ev.ng-len(ev.groups))...)
 	}
 	for i := range ev.ng {
 		g := &ev.groups[i]
-		g.h = growT(g.h, kern.BlockLen[T](ev.nqp, 0, ev.bp))
+		g.h = growT(g.h, ev.nqp*src.maxRows()*l)
 		g.acc = growT(g.acc, l)
 		g.mOld = growT(g.mOld, l)
 		if ev.withGrad {
@@ -158,16 +157,15 @@ func (ev *eval[T]) group(gi int) {
 	p := ev.p
 	b0, b1 := kern.GroupBlocks(gi, ev.nb)
 	for blk := b0; blk < b1; blk++ {
-		p0, p1 := blk*ev.bp, min((blk+1)*ev.bp, ev.w.NP)
-		n := (p1 - p0) * l
+		lo, n := ev.src.span(blk)
 		rows := func(v []T) []T {
 			if v == nil {
 				return nil
 			}
-			return v[p0*l : p1*l]
+			return v[lo : lo+n]
 		}
-		h := g.h[:kern.BlockLen[T](ev.nqp, p0, p1)]
-		kern.Forward(h, ev.w, &ev.xp, p0, p1)
+		h := g.h[:ev.nqp*n*l]
+		ev.src.forward(h, &ev.xp, blk, &g.sc)
 		for qp := range ev.nqp {
 			hq := h[qp*n*l : (qp+1)*n*l]
 			acc := g.acc[:l]
@@ -201,7 +199,7 @@ func (ev *eval[T]) group(gi int) {
 			}
 		}
 		if ev.withGrad {
-			kern.BackwardAdd(&g.z, ev.w, h, p0, p1)
+			ev.src.backwardAdd(&g.z, h, blk, &g.sc)
 		}
 	}
 	if !p.trig {
@@ -224,7 +222,7 @@ func rescaleLane[T kern.Float](z *kern.Panels[T], qp, j int, s T) {
 // positive case, each group is first rescaled to the common maximum.
 func (ev *eval[T]) combine(z []float64) {
 	l := kern.Lanes[T]()
-	b, d := ev.b, ev.w.C
+	b, d := ev.b, ev.src.dim()
 	ev.s = grow(ev.s, b)
 	ev.m = grow(ev.m, b)
 	clear(ev.s)
@@ -252,7 +250,7 @@ func (ev *eval[T]) combine(z []float64) {
 	if z == nil {
 		return
 	}
-	cp := ev.w.Cp
+	cp := kern.PadD(d)
 	for gi := range ev.ng {
 		g := &ev.groups[gi]
 		for q := range b {

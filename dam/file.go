@@ -20,6 +20,7 @@ const (
 	fileHeaderSize = 88 // bytes before the payload
 	fileTrailer    = 4  // CRC-32C
 	flagBias       = 1
+	flagOnDemand   = 2
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -33,9 +34,10 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 //	    12     1  representation: 1 MrDAM, 2 DrDAM
 //	    13     1  similarity: 1 L2, 2 dot
 //	    14     1  basis: 0 (MrDAM), 1 cos, 2 sincos, 3 exp, 4 expexp
-//	    15     1  projection: 0 (MrDAM), 1 gaussian, 2 orthogonal
+//	    15     1  projection: 0 (MrDAM), 1 gaussian, 2 orthogonal, 4 structured (SORF)
 //	    16     1  compute precision: 1 float64, 2 float32 (the payload is float64)
-//	    17     1  flags: bit 0 set if the random shift b is used
+//	    17     1  flags: bit 0 the random shift b is used, bit 1 the dense
+//	              projection is regenerated on demand
 //	    18     6  reserved, zero
 //	    24     8  D (uint64)
 //	    32     8  Y (uint64; 0 for MrDAM)
@@ -78,6 +80,9 @@ func Write(w io.Writer, m Memory) error {
 		h[14], h[15] = byte(c.Basis), byte(c.Projection)
 		if !c.NoBias {
 			h[17] |= flagBias
+		}
+		if c.OnDemand {
+			h[17] |= flagOnDemand
 		}
 		binary.LittleEndian.PutUint64(h[32:], uint64(c.Y))
 		binary.LittleEndian.PutUint64(h[48:], math.Float64bits(c.Epsilon))
@@ -218,6 +223,10 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 	if c.Rep == RepDrDAM {
 		c.Basis, c.Projection = features.Basis(h[14]), features.ProjectionKind(h[15])
 		c.Epsilon, c.Seed, c.NoBias = f64(48), u64(56), h[17]&flagBias == 0
+		c.OnDemand = h[17]&flagOnDemand != 0
+		if h[17]&^(flagBias|flagOnDemand) != 0 {
+			return c, 0, 0, fmt.Errorf("header: unknown flags %#x", h[17])
+		}
 		if c.Projection == features.External {
 			return c, 0, 0, fmt.Errorf("header: projection kind %d cannot be regenerated", h[15])
 		}
@@ -236,6 +245,9 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 	}
 	if c.Rep == RepDrDAM && c.NoBias != v.NoBias {
 		return c, 0, 0, fmt.Errorf("header: the bias flag is set for the %v basis, which has no bias", c.Basis)
+	}
+	if c.Rep == RepDrDAM && c.OnDemand != v.OnDemand {
+		return c, 0, 0, fmt.Errorf("header: the on-demand flag is set for a %v projection", c.Projection)
 	}
 	return v, count, logScale, nil
 }

@@ -36,6 +36,8 @@ func fileModels(t testing.TB) []Memory {
 	ms = append(ms,
 		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, Similarity: Dot, NoBias: true, Epsilon: 1e-3}, xi),
 		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, Projection: features.Orthogonal}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 7, Y: 40, Seed: 9, Projection: features.Structured, Precision: Float32}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, OnDemand: true}, xi),
 		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9}, nil), // empty
 	)
 	// Log T = −Inf entries: Exp at β = 1000 far from the memories underflows.

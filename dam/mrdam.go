@@ -134,7 +134,7 @@ func (m *MrDAM) Merge(other Memory) error {
 	if !ok {
 		return fmt.Errorf("cannot merge a %v into an mrdam", other.Config().Rep)
 	}
-	if o.cfg != m.cfg {
+	if !compatible(o.cfg, m.cfg) {
 		return fmt.Errorf("cannot merge memories of different configurations: %v and %v", m.cfg, o.cfg)
 	}
 	if o.Len() == 0 {
@@ -162,10 +162,11 @@ func (m *MrDAM) EnergyGrad(e, grad, x []float64) error {
 // mrCompute is the compute state of an MrDAM in precision T: the patterns
 // in panels and their score offsets, rebuilt when the patterns change.
 type mrCompute[T kern.Float] struct {
-	mu sync.Mutex
-	xi *kern.Panels[T]
-	p  *rowParams[T]
-	ws cache[mrWork[T]]
+	mu  sync.Mutex
+	xi  *kern.Panels[T]
+	src *stored[T]
+	p   *rowParams[T]
+	ws  cache[mrWork[T]]
 }
 
 type mrWork[T kern.Float] struct {
@@ -175,15 +176,15 @@ type mrWork[T kern.Float] struct {
 
 func (c *mrCompute[T]) invalidate() {
 	c.mu.Lock()
-	c.xi, c.p = nil, nil
+	c.xi, c.src, c.p = nil, nil, nil
 	c.mu.Unlock()
 }
 
-func (c *mrCompute[T]) state(m *MrDAM) (*kern.Panels[T], *rowParams[T]) {
+func (c *mrCompute[T]) state(m *MrDAM) (*stored[T], *rowParams[T]) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.xi != nil {
-		return c.xi, c.p
+		return c.src, c.p
 	}
 	k, d := m.Len(), m.cfg.D
 	xi := kern.NewPanels[T](k, d)
@@ -199,18 +200,18 @@ func (c *mrCompute[T]) state(m *MrDAM) (*kern.Panels[T], *rowParams[T]) {
 			shift = max(shift, v)
 		}
 	}
-	c.xi = xi
+	c.xi, c.src = xi, newStored(xi)
 	c.p = &rowParams[T]{r1: padTo[T](lt, xi.NP*kern.Lanes[T](), shift, inf(-1)), shift: shift}
-	return c.xi, c.p
+	return c.src, c.p
 }
 
 func (c *mrCompute[T]) energyGrad(m *MrDAM, e, grad, x []float64) {
-	xi, p := c.state(m)
+	src, p := c.state(m)
 	w, release := c.ws.get()
 	defer release()
 	d, beta := m.cfg.D, m.cfg.Beta
 	b := len(e)
-	w.ev.run(xi, p, x, beta, grad)
+	w.ev.run(src, p, x, beta, grad)
 	w.xsq = grow(w.xsq, b)
 	rowSqNorms(w.xsq, x, d)
 	for r := range b {

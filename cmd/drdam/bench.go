@@ -86,6 +86,8 @@ Example:
 	warmup := fs.Int("warmup", 1, "untimed runs before them (≥ 0)")
 	threads := fs.Int("threads", 2, "GOMAXPROCS (≥ 1)")
 	seed := fs.Uint64("seed", 0, "seed of the data and of the random projection (bench.py uses 0)")
+	proj := fs.String("projection", "dense", "DrDAM projection: dense (iid Gaussian, stored; bench.py's), ondemand (iid Gaussian regenerated at every step, O(Y+D) memory), orf, orf-ondemand, or sorf (structured, O(Y log D) per product)")
+	steps := fs.Int("steps", benchSteps, "descent steps of the recall phases (bench.py: 10)")
 	fs.require("config", "phase")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -102,7 +104,13 @@ Example:
 	if err != nil {
 		return usageError{"--dtype: " + err.Error()}
 	}
-	if cfg.Float32Only && prec != dam.Float32 {
+	if _, ok := benchProjections[*proj]; !ok {
+		return usagef("--projection %q: want dense, ondemand, orf, orf-ondemand or sorf", *proj)
+	}
+	if *steps < 1 {
+		return usagef("--steps %d: want at least 1", *steps)
+	}
+	if cfg.Float32Only && prec != dam.Float32 && (*proj == "dense" || *proj == "orf") {
 		return usagef("--dtype %s: config %s runs in float32 only, as in bench.py (its float64 projection alone would take %.1f GiB)",
 			prec, cfg.Name, float64(cfg.Y)*float64(cfg.D)*8/(1<<30))
 	}
@@ -116,7 +124,7 @@ Example:
 		return usagef("--threads %d: want at least 1", *threads)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*threads))
-	res, err := measureBench(cfg, *phase, prec, benchOptions{Repeats: *repeats, Warmup: *warmup, Seed: *seed}, e.stderr)
+	res, err := measureBench(cfg, *phase, prec, benchOptions{Repeats: *repeats, Warmup: *warmup, Seed: *seed, Projection: *proj, Steps: *steps}, e.stderr)
 	if err != nil {
 		return err
 	}
@@ -140,6 +148,35 @@ func benchConfigNames() []string {
 type benchOptions struct {
 	Repeats, Warmup int
 	Seed            uint64
+	Projection      string // a key of benchProjections; "" means dense
+	Steps           int    // recall steps; 0 means bench.py's 10
+}
+
+// benchProjections are the values of --projection: the projection kind of
+// the DrDAM and whether a dense one is stored or regenerated on demand.
+var benchProjections = map[string]struct {
+	kind     features.ProjectionKind
+	onDemand bool
+}{
+	"dense":        {features.Gaussian, false},
+	"ondemand":     {features.Gaussian, true},
+	"orf":          {features.Orthogonal, false},
+	"orf-ondemand": {features.Orthogonal, true},
+	"sorf":         {features.Structured, false},
+}
+
+func (o benchOptions) steps() int {
+	if o.Steps > 0 {
+		return o.Steps
+	}
+	return benchSteps
+}
+
+func (o benchOptions) projection() string {
+	if o.Projection == "" {
+		return "dense"
+	}
+	return o.Projection
 }
 
 // benchCfgJSON is a configuration with bench.py's names, in its order.
@@ -174,6 +211,7 @@ type benchResult struct {
 	ProcessPeakRSSMiB *float64     `json:"process_peak_rss_mib"`
 	Cfg               benchCfgJSON `json:"cfg"`
 	Steps             int          `json:"steps"`
+	Projection        string       `json:"projection"`
 
 	Go           string   `json:"go"`
 	Kernels      string   `json:"kernels"`
@@ -246,12 +284,13 @@ func makeBenchData(c benchConfig, seed uint64) (*benchData, error) {
 // as make_phase in bench.py. It also returns the time spent encoding T, if
 // any (nil if none). The MrDAM phases build no DrDAM (bench.py builds S and T
 // for them anyway, and counts them in its RSS after setup).
-func benchPhase(c benchConfig, phase string, prec dam.Precision, seed uint64, data *benchData) (run func() error, encodeS *float64, err error) {
+func benchPhase(c benchConfig, phase string, prec dam.Precision, o benchOptions, data *benchData) (run func() error, encodeS *float64, err error) {
 	var m dam.Memory
+	seed, bp := o.Seed, benchProjections[o.projection()]
 	switch phase {
 	case "encode", "dr_eg", "dr_recall":
 		dr, err := dam.NewDrDAM(dam.Config{Rep: dam.RepDrDAM, D: c.D, Beta: c.Beta, Y: c.Y,
-			Basis: features.SinCos, Projection: features.Gaussian, Seed: seed, Precision: prec})
+			Basis: features.SinCos, Projection: bp.kind, OnDemand: bp.onDemand, Seed: seed, Precision: prec})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -284,7 +323,8 @@ func benchPhase(c benchConfig, phase string, prec dam.Precision, seed uint64, da
 	// Recall: exactly benchSteps energy+gradient evaluations and updates, as
 	// bench.py's recall loop. (dam.Recall with MaxSteps 10 would also
 	// evaluate the final energy: one more forward pass.)
-	ds, err := dam.NewDescent(m, dam.RecallOptions{Step: c.Alpha, MaxSteps: benchSteps, Tol: 0, Clamp: data.mask})
+	steps := o.steps()
+	ds, err := dam.NewDescent(m, dam.RecallOptions{Step: c.Alpha, MaxSteps: steps, Tol: 0, Clamp: data.mask})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -292,7 +332,7 @@ func benchPhase(c benchConfig, phase string, prec dam.Precision, seed uint64, da
 		if err := ds.Start(data.q); err != nil {
 			return err
 		}
-		for range benchSteps {
+		for range steps {
 			if _, err := ds.Step(); err != nil {
 				return err
 			}
@@ -312,7 +352,7 @@ func measureBench(c benchConfig, phase string, prec dam.Precision, o benchOption
 	if err != nil {
 		return nil, err
 	}
-	run, encodeS, err := benchPhase(c, phase, prec, o.Seed, data)
+	run, encodeS, err := benchPhase(c, phase, prec, o, data)
 	if err != nil {
 		return nil, fmt.Errorf("setup of %s: %w", phase, err)
 	}
@@ -354,7 +394,7 @@ func measureBench(c benchConfig, phase string, prec dam.Precision, o benchOption
 		Threads: runtime.GOMAXPROCS(0), Repeats: o.Repeats, Warmup: o.Warmup,
 		MedianS: median(times), MinS: slices.Min(times), MaxS: slices.Max(times), TimesS: times,
 		SetupS: setup.Seconds(), RSSAfterSetupMiB: rssSetup, PhasePeakRSSMiB: phasePeak,
-		ProcessPeakRSSMiB: processPeakMiB(), Steps: benchSteps,
+		ProcessPeakRSSMiB: processPeakMiB(), Steps: o.steps(), Projection: o.projection(),
 		Go: runtime.Version(), Kernels: cpuid.Current().String(), CPU: cpuModel(), Seed: o.Seed,
 		SetupEncodeS: encodeS,
 	}

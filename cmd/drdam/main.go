@@ -30,17 +30,18 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"encode":  {"store patterns in a new model file", runEncode},
-	"add":     {"add patterns to a model", runAdd},
-	"remove":  {"remove patterns from a model", runRemove},
-	"merge":   {"merge two models of the same configuration", runMerge},
-	"info":    {"describe a model file", runInfo},
-	"energy":  {"energies (and gradients) at queries", runEnergy},
-	"recall":  {"retrieve memories by energy descent from queries", runRecall},
-	"demo":    {"compare DrDAM with MrDAM on random binary patterns", runDemo},
-	"compute": {"numpy_dam.py compute on the same input and output files", runCompute},
-	"bench":   {"time one phase as ../shared/peers/bench.py run does", runBench},
-	"version": {"print the version", runVersion},
+	"encode":     {"store patterns in a new model file", runEncode},
+	"add":        {"add patterns to a model", runAdd},
+	"remove":     {"remove patterns from a model", runRemove},
+	"merge":      {"merge two models of the same configuration", runMerge},
+	"info":       {"describe a model file", runInfo},
+	"energy":     {"energies (and gradients) at queries", runEnergy},
+	"recall":     {"retrieve memories by energy descent from queries", runRecall},
+	"demo":       {"compare DrDAM with MrDAM on random binary patterns", runDemo},
+	"compute":    {"numpy_dam.py compute on the same input and output files", runCompute},
+	"experiment": {"run one of the paper's experiments (drdam experiment --help for the list)", runExperiment},
+	"bench":      {"time one phase as ../shared/peers/bench.py run does", runBench},
+	"version":    {"print the version", runVersion},
 }
 
 // env is what a command may touch: its output streams. Tests run commands

@@ -115,8 +115,18 @@ func TestHelp(t *testing.T) {
 			t.Errorf("%s --help: status %d, output %q", n, st, out)
 		}
 		fs := strings.Count(out, "\n  --")
-		if n != "version" && fs == 0 {
+		if n != "version" && n != "experiment" && fs == 0 {
 			t.Errorf("%s --help lists no flags", n)
+		}
+	}
+	// experiment lists the experiments, each of which has its own flags.
+	if st, out, _ := drdam(t, "experiment", "--help"); st != 0 || !strings.Contains(out, "projections") {
+		t.Errorf("experiment --help: status %d, %q", st, out)
+	}
+	for x := range experiments {
+		st, out, _ := drdam(t, "experiment", x, "--help")
+		if st != 0 || strings.Count(out, "\n  --") == 0 {
+			t.Errorf("experiment %s --help: status %d, %q", x, st, out)
 		}
 	}
 	if st, out, _ := drdam(t, "help"); st != 0 || !strings.Contains(out, "recall") {

@@ -25,7 +25,8 @@ Example:
 	sim := fs.String("similarity", "l2", "energy: l2 (−(1/β) log Σ exp(−β/2‖x−ξ‖²)) or dot (−(1/β) log Σ exp(β⟨ξ,x⟩) + ½‖x‖²)")
 	basis := fs.String("basis", "sincos", "DrDAM feature basis: sincos, cos, exp or expexp")
 	y := fs.Int("y", 20000, "DrDAM number of random projections Y (sincos and expexp have 2Y features)")
-	proj := fs.String("projection", "gaussian", "DrDAM random projection: gaussian (iid) or orthogonal (ORF)")
+	proj := fs.String("projection", "gaussian", "DrDAM random projection: gaussian (iid, dense), orthogonal (ORF, dense) or structured (SORF: O(Y log D) per product, O(Y) memory)")
+	onDemand := fs.Bool("on-demand", false, "DrDAM with a dense projection: regenerate its rows from the seed at every evaluation instead of storing them (O(Y+D) memory, much slower)")
 	seed := fs.Uint64("seed", 0, "DrDAM seed of the random projection and shift")
 	noBias := fs.Bool("no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
 	eps := fs.Float64("eps", 0, "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
@@ -34,7 +35,7 @@ Example:
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	c := dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps}
+	c := dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand}
 	var err error
 	if c.Rep, err = dam.ParseRepresentation(*rep); err != nil {
 		return usageError{"--rep: " + err.Error()}
@@ -181,7 +182,11 @@ func runInfo(e *env, args []string) error {
 			bias = "none"
 		}
 		fmt.Fprintf(w, "basis           %v (%s shift)\n", c.Basis, bias)
-		fmt.Fprintf(w, "projection      %v, Y = %d, seed %d\n", c.Projection, c.Y, c.Seed)
+		od := ""
+		if c.OnDemand {
+			od = " (rows regenerated on demand)"
+		}
+		fmt.Fprintf(w, "projection      %v%s, Y = %d, seed %d\n", c.Projection, od, c.Y, c.Seed)
 		fmt.Fprintf(w, "clip floor ε    %g\n", c.Epsilon)
 		fmt.Fprintf(w, "parameters      T has %d values; the patterns would take K·D = %d (ratio %.3g)\n",
 			c.FeatureDim(), patterns, float64(c.FeatureDim())/float64(max(patterns, 1)))

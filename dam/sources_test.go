@@ -1,0 +1,114 @@
+package dam
+
+import (
+	"math"
+	"testing"
+
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/cpuid"
+	"gonum.org/v1/gonum/diff/fd"
+)
+
+// TestSORFMatchesNaive compares SORF DrDAMs, every basis and both energies,
+// with the naive definitions (features.Map.Features on the SORF projection's
+// reference products, no blocks or kernels): float64 rounding in another
+// order, 1e-11 relative. D = 37 pads to N = 64; Y = 300 cuts the last block.
+func TestSORFMatchesNaive(t *testing.T) {
+	const d, k, b = 37, 7, 5
+	xi := grayPatterns(401, k, d)
+	x := flip(402, xi[:b*d], d, 0.3)
+	defer cpuid.Set(cpuid.Current())
+	for _, lv := range cpuid.Supported() {
+		cpuid.Set(lv)
+		for _, sim := range []Similarity{L2, Dot} {
+			for _, basis := range allBases {
+				m := mustDrDAM(t, Config{D: d, Beta: 12, Y: 300, Basis: basis, Projection: features.Structured, Seed: 3, Similarity: sim}, xi)
+				e, _ := energies(t, m, x)
+				for q := range b {
+					want := naiveDrEnergy(m, xi, x[q*d:(q+1)*d])
+					if math.Abs(e[q]-want) > 1e-11*math.Max(1, math.Abs(want)) {
+						t.Errorf("%v %v: query %d: %v, naive %v", lv, m.cfg, q, e[q], want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSORFGradient: SORF gradients match central finite differences as the
+// dense ones do (see TestGradientFiniteDifferences for the tolerance).
+func TestSORFGradient(t *testing.T) {
+	const d, k = 20, 6
+	xi := grayPatterns(411, k, d)
+	x := flip(412, xi[:d], d, 0.25)
+	for _, basis := range allBases {
+		m := mustDrDAM(t, Config{D: d, Beta: 20, Y: 2000, Basis: basis, Projection: features.Structured, Seed: 2}, xi)
+		assertNotClipped(t, m, x)
+		e, g := make([]float64, 1), make([]float64, d)
+		if err := m.EnergyGrad(e, g, x); err != nil {
+			t.Fatal(err)
+		}
+		f := func(p []float64) float64 {
+			m.EnergyGrad(e, nil, p)
+			return e[0]
+		}
+		gfd := fd.Gradient(nil, f, x, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		if r := relDiff(g, gfd); r > 1e-6 || math.IsNaN(r) {
+			t.Errorf("%v: relative gradient error %.3g", basis, r)
+		}
+	}
+}
+
+// TestOnDemandEqualsStored: a dense projection regenerated on demand gives
+// bit for bit the energies and gradients of the stored one (the same
+// panels, the same kernels, in the same order), with blocks both cached and
+// regenerated (Y·D large enough to exceed the cache at float64: 8·10⁴ rows
+// of D = 130 take 83 MiB).
+func TestOnDemandEqualsStored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 2·10⁷ Gaussians twice")
+	}
+	const d, k, b = 130, 9, 6
+	xi := grayPatterns(421, k, d)
+	x := flip(422, xi[:b*d], d, 0.2)
+	for _, kind := range []features.ProjectionKind{features.Gaussian} {
+		c := Config{D: d, Beta: 15, Y: 80000, Projection: kind, Seed: 4}
+		stored := mustDrDAM(t, c, xi)
+		c.OnDemand = true
+		od := mustDrDAM(t, c, xi)
+		e1, g1 := energies(t, stored, x)
+		for range 2 { // the second call reuses the cache and the scratch
+			e2, g2 := energies(t, od, x)
+			if relDiff(e2, e1) != 0 || relDiff(g2, g1) != 0 {
+				t.Fatalf("%v: on-demand results differ from stored ones (energies %.2g, gradients %.2g)", kind, relDiff(e2, e1), relDiff(g2, g1))
+			}
+		}
+		if tOf(stored)[5] != tOf(od)[5] {
+			t.Errorf("%v: on-demand T differs", kind)
+		}
+	}
+}
+
+// TestSourcesAllocs: descent steps with SORF and on-demand projections
+// allocate nothing.
+func TestSourcesAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	const d, k, b = 50, 10, 8
+	xi := grayPatterns(431, k, d)
+	x := flip(432, xi[:b*d], d, 0.2)
+	for _, c := range []Config{
+		{D: d, Beta: 10, Y: 3000, Projection: features.Structured, Seed: 1, Precision: Float32},
+		{D: d, Beta: 10, Y: 3000, Projection: features.Structured, Basis: features.ExpExp, Seed: 1},
+		{D: d, Beta: 10, Y: 3000, OnDemand: true, Seed: 1},
+	} {
+		m := mustDrDAM(t, c, xi)
+		ds, _ := NewDescent(m, RecallOptions{Step: 1e-3, MaxSteps: 1 << 20})
+		ds.Start(x)
+		ds.Step()
+		if a := testing.AllocsPerRun(10, func() { ds.Step() }); a != 0 {
+			t.Errorf("%v: %v allocations per step", m.cfg, a)
+		}
+	}
+}
