@@ -162,15 +162,16 @@ func (o *onDemand[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T
 }
 
 // sorf is a structured projection: each block of N rows is
-// (1/N)·H D₁ H D₂ H D₃, applied to each query with three fast
-// Walsh–Hadamard transforms (package internal/fwht).
+// S·H_u D₁ H_u D₂ H_u D₃ (S including the normalization), applied to each
+// query with three fast Walsh–Hadamard transforms (package internal/fwht).
 type sorf[T kern.Float] struct {
 	s     *features.SORF
 	signs []T // the signs of features.SORF, converted
+	scale []T // its row scales, converted
 }
 
 func newSORF[T kern.Float](s *features.SORF) *sorf[T] {
-	return &sorf[T]{s: s, signs: padTo[T](s.Signs, len(s.Signs), 0, 0)}
+	return &sorf[T]{s: s, signs: padTo[T](s.Signs, len(s.Signs), 0, 0), scale: padTo[T](s.Scale, len(s.Scale), 0, 0)}
 }
 
 func (f *sorf[T]) dim() int { return f.s.D }
@@ -194,7 +195,7 @@ func (f *sorf[T]) forward(h []T, xp *kern.Panels[T], b int, sc *scratch[T]) {
 	d1, d2, d3 := f.blockSigns(b)
 	sc.buf = alignedT(sc.buf, n)
 	v := sc.buf
-	inv := T(1 / float64(n))
+	rs := f.scale[b*n : (b+1)*n]
 	clear(h)
 	for q := range xp.R {
 		qp, lane := q/l, q%l
@@ -208,7 +209,7 @@ func (f *sorf[T]) forward(h []T, xp *kern.Panels[T], b int, sc *scratch[T]) {
 		signTransform(v, d1)
 		hq := h[qp*n*l:]
 		for r, x := range v {
-			hq[r*l+lane] = x * inv
+			hq[r*l+lane] = x * rs[r]
 		}
 	}
 }
@@ -220,19 +221,19 @@ func (f *sorf[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T]) {
 	d1, d2, d3 := f.blockSigns(b)
 	sc.buf = alignedT(sc.buf, n)
 	v := sc.buf
-	inv := T(1 / float64(n))
+	rs := f.scale[b*n : (b+1)*n]
 	for q := range z.R {
 		qp, lane := q/l, q%l
 		gq := g[qp*n*l:]
 		for r := range v {
-			v[r] = gq[r*l+lane]
+			v[r] = gq[r*l+lane] * rs[r]
 		}
 		transformSign(v, d1)
 		transformSign(v, d2)
 		transformSign(v, d3)
 		base := qp * z.Cp * l
 		for i := range d {
-			z.Data[base+i*l+lane] += v[i] * inv
+			z.Data[base+i*l+lane] += v[i]
 		}
 	}
 }

@@ -36,7 +36,7 @@ const (
 	Gaussian   ProjectionKind = iota + 1 // iid N(0, 1) entries
 	Orthogonal                           // ORF: χ(D)-scaled Haar-orthogonal D×D blocks
 	External                             // a matrix given by the caller
-	Structured                           // SORF: √N·H D₁ H D₂ H D₃ blocks (O(Y log D) per product)
+	Structured                           // SORF: S·H D₁ H D₂ H D₃ blocks, S_ii ~ χ(N) (O(Y log D) per product)
 )
 
 var kindNames = map[ProjectionKind]string{Gaussian: "gaussian", Orthogonal: "orthogonal", External: "external", Structured: "structured"}

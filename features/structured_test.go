@@ -7,9 +7,10 @@ import (
 	"github.com/drdam/drdam/internal/rng"
 )
 
-// TestSORFStructure: with D = N (a power of two) each block W_b = √N·H D₁ H
-// D₂ H D₃ has orthogonal rows of norm √N exactly, W_b·W_bᵀ = N·I (to
-// rounding: 1e-12 relative); with D < N the rows are the first D columns.
+// TestSORFStructure: with D = N (a power of two) each block W_b = S·H D₁ H
+// D₂ H D₃ has orthogonal rows whose squared norms are the χ²(N) draws S_ii²:
+// W_b·W_bᵀ = S² (to rounding: 1e-12 relative); over the 150 rows the mean
+// squared norm is N within 5 standard errors (√(2N/150)).
 func TestSORFStructure(t *testing.T) {
 	const d, y = 64, 150 // N = 64, three blocks, the last truncated
 	s, err := NewSORF(3, y, d)
@@ -27,7 +28,8 @@ func TestSORFStructure(t *testing.T) {
 				got := dotFMA(w[i*d:(i+1)*d], w[j*d:(j+1)*d])
 				want := 0.0
 				if i == j {
-					want = d
+					sii := s.Scale[i] * math.Pow(float64(s.N), 1.5)
+					want = sii * sii
 				}
 				if math.Abs(got-want) > 1e-12*d {
 					t.Fatalf("block %d rows %d, %d: dot %v, want %v", b, i, j, got, want)
@@ -35,8 +37,14 @@ func TestSORFStructure(t *testing.T) {
 			}
 		}
 	}
-	// Entries of √N·H D H D H D are sums of ±1/N·(±1…): all have magnitude
-	// well below √N; and blocks differ.
+	var msq float64
+	for i := range y {
+		msq += dotFMA(w[i*d:(i+1)*d], w[i*d:(i+1)*d]) / y
+	}
+	if math.Abs(msq-d) > 5*math.Sqrt(2.0*d/y) {
+		t.Errorf("mean squared row norm %v, want %v (χ²(N) mean)", msq, d)
+	}
+	// Blocks differ.
 	same := 0
 	for i := range d * d {
 		if w[i] == w[d*d+i] {
@@ -124,5 +132,39 @@ func TestSORFGolden(t *testing.T) {
 	want := goldenSORF
 	if got != want {
 		t.Errorf("SORF sign bits = %#x, want %#x", got, want)
+	}
+	for _, p := range goldenSORFScale {
+		if g := math.Float64bits(s.Scale[p.i]); g != p.bits {
+			t.Errorf("SORF Scale[%d] = %#x (%v), want %#x (%v)", p.i, g, s.Scale[p.i], p.bits, math.Float64frombits(p.bits))
+		}
+	}
+}
+
+// TestSORFRowNorms: the squared row norms N³·Scale² are χ²(N) draws, as
+// those of Gaussian rows: over 4096 rows (N = 64) their mean is N and
+// their variance 2N, within 5 standard errors (√(2N/n) for the mean;
+// 2N·√(2/n)·(1 + 6/N) for the variance, χ²(N) having excess kurtosis
+// 12/N). Fixed norms √N (Yu et al.'s scaling) would give variance 0.
+func TestSORFRowNorms(t *testing.T) {
+	const d, y = 64, 4096
+	s, err := NewSORF(5, y, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := float64(s.N)
+	var m1, m2 float64
+	for _, v := range s.Scale {
+		q := v * v * n * n * n
+		m1 += q
+		m2 += q * q
+	}
+	cnt := float64(len(s.Scale))
+	m1 /= cnt
+	variance := m2/cnt - m1*m1
+	if se := math.Sqrt(2 * n / cnt); math.Abs(m1-n) > 5*se {
+		t.Errorf("mean squared row norm %v, want %v ± %v", m1, n, 5*se)
+	}
+	if se := 2 * n * math.Sqrt(2/cnt) * (1 + 6/n); math.Abs(variance-2*n) > 5*se {
+		t.Errorf("variance of squared row norms %v, want %v ± %v", variance, 2*n, 5*se)
 	}
 }

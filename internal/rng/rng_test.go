@@ -176,3 +176,31 @@ func BenchmarkNormal(b *testing.B) {
 	}
 	_ = sum
 }
+
+// TestChiSquare checks the mean k and variance 2k of χ²(k) draws within 5
+// standard errors: the mean's is √(2k/n); the sample variance's is
+// 2k·√((2 + 12/k)/n) (χ²(k) has excess kurtosis 12/k), which
+// 2k·√(2/n)·(1 + 6/k) bounds.
+func TestChiSquare(t *testing.T) {
+	s := New(13, 2)
+	for _, k := range []float64{1, 3, 16, 256, 16384} {
+		const n = 50000
+		var m1, m2 float64
+		for range n {
+			v := s.ChiSquare(k)
+			if !(v > 0) || math.IsInf(v, 0) {
+				t.Fatalf("ChiSquare(%v) = %v", k, v)
+			}
+			m1 += v
+			m2 += v * v
+		}
+		m1 /= n
+		variance := m2/n - m1*m1
+		if se := math.Sqrt(2 * k / n); math.Abs(m1-k) > 5*se {
+			t.Errorf("mean of ChiSquare(%v) = %v, want %v ± %v", k, m1, k, 5*se)
+		}
+		if se := 2 * k * math.Sqrt(2.0/n) * (1 + 6/k); math.Abs(variance-2*k) > 5*se {
+			t.Errorf("variance of ChiSquare(%v) = %v, want %v ± %v", k, variance, 2*k, 5*se)
+		}
+	}
+}
