@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
@@ -21,6 +22,9 @@ const (
 	Far  QuerySet = "far"
 )
 
+// QuerySets lists the query sets in the order the experiments use.
+var QuerySets = []QuerySet{At, Near, Far}
+
 // EnergyErrorConfig is the grid of an energy-error experiment.
 type EnergyErrorConfig struct {
 	K           int                       // stored patterns (the paper: 500)
@@ -30,50 +34,110 @@ type EnergyErrorConfig struct {
 	Projections []features.ProjectionKind // Gaussian, Orthogonal, Structured
 	Basis       features.Basis            // default SinCos
 	Flip        float64                   // fraction of bits flipped for near queries (the paper: 0.1)
-	Seed        uint64
-	Precision   dam.Precision
+	Seed        uint64                    // seed of the patterns and of the first projection
+	// Seeds is the number of independent projections (seeds Seed,
+	// Seed+1, …) drawn for each (D, Y, projection kind); default 1. The
+	// patterns and queries are the same for all of them.
+	Seeds int
+	// Control adds a second sample of iid Gaussian projections, drawn from
+	// the seeds Seed+Seeds … Seed+2·Seeds−1 (points with Control set): the
+	// ratio of its errors to the first iid sample's shows how far two
+	// samples of the same kind of projection differ by chance alone.
+	Control   bool
+	Precision dam.Precision
 }
 
-// Point is one measurement: the mean and standard error, over the Count
-// queries of one set, of |E − Ê| and ‖∇E − ∇Ê‖.
+// Point is one measurement: the errors |E − Ê| and ‖∇E − ∇Ê‖₂ of DrDAM
+// against MrDAM over the Count = Seeds·K queries of one set.
+//
+// EnergyMAE and GradMAE are their means. EnergySE and GradSE are standard
+// errors of those means: across the Seeds projections (the standard
+// deviation of the per-projection means over √Seeds) when Seeds ≥ 2,
+// which accounts for the queries sharing a projection; across the K
+// queries when Seeds = 1. EnergyMedian and GradMedian are the medians of
+// the same errors, which are robust to the rare queries whose φ(x)·T
+// falls near the clip floor and whose gradient error is then huge.
 type Point struct {
-	D          int
-	Beta       float64
-	Y          int
-	Projection features.ProjectionKind
-	Queries    QuerySet
-	EnergyMAE  float64
-	EnergySE   float64
-	GradMAE    float64
-	GradSE     float64
-	Count      int
+	D            int
+	Beta         float64
+	Y            int
+	Projection   features.ProjectionKind
+	Queries      QuerySet
+	EnergyMAE    float64
+	EnergySE     float64
+	GradMAE      float64
+	GradSE       float64
+	EnergyMedian float64
+	GradMedian   float64
+	Seeds        int
+	Count        int
+	Control      bool // the control sample of iid projections (EnergyErrorConfig.Control)
+}
+
+func (c EnergyErrorConfig) seeds() int { return max(1, c.Seeds) }
+
+// arm is one sample of projections: a kind and its first seed.
+type arm struct {
+	kind    features.ProjectionKind
+	seed    uint64
+	control bool
+}
+
+func (c EnergyErrorConfig) arms() []arm {
+	var a []arm
+	for _, k := range c.Projections {
+		a = append(a, arm{kind: k, seed: c.Seed})
+	}
+	if c.Control {
+		a = append(a, arm{kind: features.Gaussian, seed: c.Seed + uint64(c.seeds()), control: true})
+	}
+	return a
 }
 
 // Points returns the number of points the grid produces.
 func (c EnergyErrorConfig) Points() int {
-	return len(c.Ds) * len(c.Betas) * len(c.Ys) * len(c.Projections) * 3
+	return len(c.Ds) * len(c.Betas) * len(c.Ys) * len(c.arms()) * len(QuerySets)
 }
 
-// EnergyError runs the experiment. progress, if not nil, is called after
-// each point with the points done so far and the total.
-func EnergyError(c EnergyErrorConfig, progress func(done, total int, p Point)) ([]Point, error) {
+// Evaluations returns the number of DrDAM evaluations (one per D, β, Y,
+// projection sample and seed), the unit of EnergyError's progress.
+func (c EnergyErrorConfig) Evaluations() int {
+	return len(c.Ds) * len(c.Betas) * len(c.Ys) * len(c.arms()) * c.seeds()
+}
+
+// Progress reports that done of total units of work are finished; what
+// names the last one.
+type Progress func(done, total int, what string)
+
+// EnergyError runs the experiment and returns its points, ordered by D,
+// projection (the control sample last), Y, β and query set. progress, if not nil, is called after
+// each DrDAM evaluation (Evaluations of them).
+func EnergyError(c EnergyErrorConfig, progress Progress) ([]Point, error) {
 	if c.K <= 0 || len(c.Ds) == 0 || len(c.Betas) == 0 || len(c.Ys) == 0 || len(c.Projections) == 0 {
 		return nil, fmt.Errorf("energy-error: empty grid (K = %d, %d D, %d β, %d Y, %d projections)",
 			c.K, len(c.Ds), len(c.Betas), len(c.Ys), len(c.Projections))
 	}
+	if c.Seeds < 0 {
+		return nil, fmt.Errorf("energy-error: Seeds = %d, want ≥ 1", c.Seeds)
+	}
 	if c.Basis == 0 {
 		c.Basis = features.SinCos
 	}
+	ns := c.seeds()
 	var out []Point
-	total := c.Points()
+	done, total := 0, c.Evaluations()
 	for _, d := range c.Ds {
 		sets, err := querySets(c, d)
 		if err != nil {
 			return nil, err
 		}
 		xi := sets[At]
-		all := append(append(append([]float64(nil), sets[At]...), sets[Near]...), sets[Far]...)
+		var all []float64
+		for _, s := range QuerySets {
+			all = append(all, sets[s]...)
+		}
 		nq := c.K
+		nall := len(QuerySets) * nq
 		// MrDAM at every β.
 		type ref struct{ e, g []float64 }
 		refs := map[float64]ref{}
@@ -85,58 +149,108 @@ func EnergyError(c EnergyErrorConfig, progress func(done, total int, p Point)) (
 			if err := mr.Add(xi); err != nil {
 				return nil, err
 			}
-			e, g := make([]float64, 3*nq), make([]float64, 3*nq*d)
+			e, g := make([]float64, nall), make([]float64, nall*d)
 			if err := mr.EnergyGrad(e, g, all); err != nil {
 				return nil, fmt.Errorf("MrDAM D=%d β=%g: %w", d, beta, err)
 			}
 			refs[beta] = ref{e, g}
 		}
-		for _, kind := range c.Projections {
+		e, g := make([]float64, nall), make([]float64, nall*d)
+		for _, am := range c.arms() {
+			kind := am.kind
 			for _, y := range c.Ys {
-				// One projection per (D, Y, kind), shared by every β: the
-				// orthogonal ones are expensive to generate.
-				proj, err := features.New(kind, c.Seed, y, d)
-				if err != nil {
-					return nil, err
+				// errs[β][set] holds the energy and gradient errors of all
+				// seeds' queries, seed after seed.
+				type acc struct{ ee, ge []float64 }
+				errs := make([][]acc, len(c.Betas))
+				for bi := range errs {
+					errs[bi] = make([]acc, len(QuerySets))
 				}
-				bias := features.NewBias(c.Seed, y)
-				for _, beta := range c.Betas {
-					fm, err := features.NewMap(c.Basis, beta, proj, bias)
+				for r := range ns {
+					// One projection per (D, Y, kind, seed), shared by every
+					// β: the orthogonal ones are expensive to generate.
+					seed := am.seed + uint64(r)
+					proj, err := features.New(kind, seed, y, d)
 					if err != nil {
 						return nil, err
 					}
-					dr, err := dam.NewDrDAMWithMap(dam.Config{Precision: c.Precision}, fm)
-					if err != nil {
-						return nil, err
-					}
-					if err := dr.Add(xi); err != nil {
-						return nil, err
-					}
-					e, g := make([]float64, 3*nq), make([]float64, 3*nq*d)
-					if err := dr.EnergyGrad(e, g, all); err != nil {
-						return nil, fmt.Errorf("DrDAM D=%d β=%g Y=%d %v: %w", d, beta, y, kind, err)
-					}
-					r := refs[beta]
-					for si, set := range []QuerySet{At, Near, Far} {
-						p := Point{D: d, Beta: beta, Y: y, Projection: kind, Queries: set, Count: nq}
-						ee, ge := make([]float64, nq), make([]float64, nq)
-						for q := range nq {
-							i := si*nq + q
-							ee[q] = math.Abs(e[i] - r.e[i])
+					bias := features.NewBias(seed, y)
+					for bi, beta := range c.Betas {
+						fm, err := features.NewMap(c.Basis, beta, proj, bias)
+						if err != nil {
+							return nil, err
 						}
-						metrics.GradErrors(ge, g[si*nq*d:(si+1)*nq*d], r.g[si*nq*d:(si+1)*nq*d], d)
-						p.EnergyMAE, p.EnergySE = metrics.MeanStdErr(ee)
-						p.GradMAE, p.GradSE = metrics.MeanStdErr(ge)
-						out = append(out, p)
+						dr, err := dam.NewDrDAMWithMap(dam.Config{Precision: c.Precision}, fm)
+						if err != nil {
+							return nil, err
+						}
+						if err := dr.Add(xi); err != nil {
+							return nil, err
+						}
+						if err := dr.EnergyGrad(e, g, all); err != nil {
+							return nil, fmt.Errorf("DrDAM D=%d β=%g Y=%d %v seed %d: %w", d, beta, y, kind, seed, err)
+						}
+						rf := refs[beta]
+						for si := range QuerySets {
+							a := &errs[bi][si]
+							for q := range nq {
+								i := si*nq + q
+								a.ee = append(a.ee, math.Abs(e[i]-rf.e[i]))
+							}
+							ge := make([]float64, nq)
+							metrics.GradErrors(ge, g[si*nq*d:(si+1)*nq*d], rf.g[si*nq*d:(si+1)*nq*d], d)
+							a.ge = append(a.ge, ge...)
+						}
+						done++
 						if progress != nil {
-							progress(len(out), total, p)
+							progress(done, total, fmt.Sprintf("D=%d %v Y=%d seed %d β=%g", d, kind, y, seed, beta))
 						}
+					}
+				}
+				for bi, beta := range c.Betas {
+					for si, set := range QuerySets {
+						a := errs[bi][si]
+						p := Point{D: d, Beta: beta, Y: y, Projection: kind, Queries: set, Seeds: ns, Count: len(a.ee), Control: am.control}
+						p.EnergyMAE, p.EnergySE = meanSE(a.ee, ns)
+						p.GradMAE, p.GradSE = meanSE(a.ge, ns)
+						p.EnergyMedian, p.GradMedian = median(a.ee), median(a.ge)
+						out = append(out, p)
 					}
 				}
 			}
 		}
 	}
 	return out, nil
+}
+
+// meanSE returns the mean of v, the values of ns equal groups in order,
+// and its standard error: across the groups' means if ns ≥ 2, else across
+// the values.
+func meanSE(v []float64, ns int) (mean, se float64) {
+	if ns < 2 {
+		return metrics.MeanStdErr(v)
+	}
+	n := len(v) / ns
+	means := make([]float64, ns)
+	for r := range ns {
+		means[r], _ = metrics.MeanStdErr(v[r*n : (r+1)*n])
+	}
+	return metrics.MeanStdErr(means)
+}
+
+// median returns the median of v (the mean of the two middle values for
+// an even count); v is not modified.
+func median(v []float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	n := len(s)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // querySets returns the K stored patterns ("at"), the same with a fraction

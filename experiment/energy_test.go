@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"math"
 	"testing"
 
 	"github.com/drdam/drdam/features"
@@ -17,10 +18,10 @@ func TestEnergyError(t *testing.T) {
 	c := EnergyErrorConfig{K: 40, Ds: []int{16}, Betas: []float64{10}, Ys: []int{64, 4096},
 		Projections: []features.ProjectionKind{features.Gaussian, features.Structured}, Flip: 0.1, Seed: 3}
 	calls := 0
-	pts, err := EnergyError(c, func(done, total int, p Point) {
+	pts, err := EnergyError(c, func(done, total int, what string) {
 		calls++
-		if done != calls || total != c.Points() {
-			t.Fatalf("progress(%d, %d) at call %d", done, total, calls)
+		if done != calls || total != c.Evaluations() || what == "" {
+			t.Fatalf("progress(%d, %d, %q) at call %d", done, total, what, calls)
 		}
 	})
 	if err != nil {
@@ -53,7 +54,62 @@ func TestEnergyError(t *testing.T) {
 			t.Errorf("%v: energy error at the stored patterns %.3g ≥ far %.3g", kind, at.EnergyMAE, far.EnergyMAE)
 		}
 	}
+	if calls != c.Evaluations() {
+		t.Errorf("%d progress calls, want %d", calls, c.Evaluations())
+	}
 	if _, err := EnergyError(EnergyErrorConfig{}, nil); err == nil {
 		t.Error("an empty grid was accepted")
+	}
+}
+
+// TestEnergyErrorSeeds: with Seeds = 3 each point pools 3·K queries, has
+// a positive standard error across the projections and a median of the
+// same order as the mean; a one-seed run (same patterns, only the first
+// projection) pools K queries and gives another mean.
+func TestEnergyErrorSeeds(t *testing.T) {
+	c := EnergyErrorConfig{K: 20, Ds: []int{16}, Betas: []float64{5}, Ys: []int{256},
+		Projections: []features.ProjectionKind{features.Structured}, Flip: 0.1, Seed: 7, Seeds: 3}
+	pts, err := EnergyError(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pts {
+		if p.Count != 3*c.K || p.Seeds != 3 {
+			t.Errorf("%s: count %d, seeds %d", p.Queries, p.Count, p.Seeds)
+		}
+		if !(p.EnergySE > 0) || !(p.GradSE > 0) || !(p.EnergyMedian > 0) || p.EnergyMedian > 10*p.EnergyMAE {
+			t.Errorf("%s: s.e. %v %v, median %v (mean %v)", p.Queries, p.EnergySE, p.GradSE, p.EnergyMedian, p.EnergyMAE)
+		}
+	}
+	one := c
+	one.Seeds = 1
+	pts1, err := EnergyError(one, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range pts1 {
+		if p.Count != c.K || p.EnergyMAE == pts[i].EnergyMAE {
+			t.Errorf("%s: one seed: count %d, mean %v (three seeds: %v)", p.Queries, p.Count, p.EnergyMAE, pts[i].EnergyMAE)
+		}
+	}
+}
+
+// TestMeanSE checks the pooled statistics on a worked example: groups
+// {1, 3} and {5, 7} have means 2 and 6, so the mean is 4 and the standard
+// error across groups is s/√2 with s = √8, i.e. 2; across values it is
+// s/√4 with s = √(20/3).
+func TestMeanSE(t *testing.T) {
+	v := []float64{1, 3, 5, 7}
+	if m, se := meanSE(v, 2); m != 4 || math.Abs(se-2) > 1e-15 {
+		t.Errorf("meanSE(groups) = %v, %v; want 4, 2", m, se)
+	}
+	if m, se := meanSE(v, 1); m != 4 || math.Abs(se-math.Sqrt(20.0/3)/2) > 1e-15 {
+		t.Errorf("meanSE(values) = %v, %v; want 4, %v", m, se, math.Sqrt(20.0/3)/2)
+	}
+	if m := median([]float64{3, 1, 2}); m != 2 {
+		t.Errorf("median = %v, want 2", m)
+	}
+	if m := median(v); m != 4 {
+		t.Errorf("median = %v, want 4", m)
 	}
 }

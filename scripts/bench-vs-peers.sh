@@ -7,8 +7,10 @@
 #
 #   scripts/bench-vs-peers.sh [OUT] [ROWS...]
 #
-# A row is config:phase:impl:dtype[:repeats], impl one of drdam, torch,
-# numpy; with no rows, the rows of the issue's targets are run.
+# A row is config:phase:impl:dtype[:repeats[:projection[:steps]]], impl one
+# of drdam, torch, numpy; projection (drdam only) one of drdam bench
+# --projection's values (default dense), steps its --steps (recall phases).
+# With no rows, the rows of issue 3's targets are run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-bench-results.jsonl}
@@ -29,10 +31,12 @@ if [ ${#rows[@]} -eq 0 ]; then
   )
 fi
 for row in "${rows[@]}"; do
-  IFS=: read -r cfg phase impl dtype rep <<<"$row"
+  IFS=: read -r cfg phase impl dtype rep proj steps <<<"$row"
   rep=${rep:-5}
   if [ "$impl" = drdam ]; then
     cmd=(/tmp/drdam-bench bench --config "$cfg" --phase "$phase" --dtype "$dtype" --repeats "$rep")
+    [ -n "${proj:-}" ] && cmd+=(--projection "$proj")
+    [ -n "${steps:-}" ] && cmd+=(--steps "$steps")
     line=$("${cmd[@]}")
   else
     cmd=("$py" bench.py run --config "$cfg" --impl "$impl" --phase "$phase" --dtype "$dtype" --repeats "$rep")

@@ -5,25 +5,32 @@ import (
 	"time"
 )
 
-// progress prints a one-line status to a terminal at most every 200 ms,
-// rewriting it in place, with an estimate of the time left. On anything but
-// a terminal it prints nothing.
+// progress reports a long run's status with an estimate of the time left.
+// On a terminal it rewrites one line in place at most every 200 ms; on
+// anything else (a log file, a pipe) it prints a full line at most every
+// 30 s (the first after 30 s), so that logs show a long run advancing
+// without filling up.
 type progress struct {
 	e     *env
 	start time.Time
 	last  time.Time
 	shown bool
+	every time.Duration // minimum interval between lines on a non-terminal
 }
 
-func newProgress(e *env) *progress { return &progress{e: e, start: time.Now()} }
+func newProgress(e *env) *progress {
+	now := time.Now()
+	return &progress{e: e, start: now, last: now, every: 30 * time.Second}
+}
 
 // update shows "label: done/total" and the estimated time left.
 func (p *progress) update(label string, done, total int) {
-	if !p.e.isTerminal {
-		return
-	}
 	now := time.Now()
-	if now.Sub(p.last) < 200*time.Millisecond && done < total {
+	if p.e.isTerminal {
+		if now.Sub(p.last) < 200*time.Millisecond && done < total {
+			return
+		}
+	} else if now.Sub(p.last) < p.every || done >= total {
 		return
 	}
 	p.last = now
@@ -33,8 +40,13 @@ func (p *progress) update(label string, done, total int) {
 		left := time.Duration(float64(el) * float64(total-done) / float64(done))
 		eta = fmt.Sprintf(", about %v left", left.Round(time.Second))
 	}
-	fmt.Fprintf(p.e.stderr, "\r\033[K%s: %d/%d (%v elapsed%s)", label, done, total, el.Round(100*time.Millisecond), eta)
-	p.shown = true
+	msg := fmt.Sprintf("%s: %d/%d (%v elapsed%s)", label, done, total, el.Round(100*time.Millisecond), eta)
+	if p.e.isTerminal {
+		fmt.Fprintf(p.e.stderr, "\r\033[K%s", msg)
+		p.shown = true
+	} else {
+		fmt.Fprintln(p.e.stderr, msg)
+	}
 }
 
 // done clears the status line.

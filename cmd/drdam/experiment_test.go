@@ -1,0 +1,128 @@
+package main
+
+import (
+	"encoding/csv"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/features"
+)
+
+// TestExperimentProjections runs the command on a tiny grid and checks its
+// files: every point in points.csv (3 samples × 2 Y × 3 query sets, with
+// the control sample), and the table's ratios recomputed from them.
+func TestExperimentProjections(t *testing.T) {
+	out := t.TempDir()
+	stdout := mustRun(t, "experiment", "projections", "--k", "12", "--d", "16", "--beta", "5",
+		"--y", "64,512", "--projections", "gaussian,structured", "--seeds", "2", "--out", out)
+	if !strings.Contains(stdout, "## Rows above 1.2× the gaussian errors") || !strings.Contains(stdout, "gaussian (control), D = 16") {
+		t.Errorf("stdout lacks the summary:\n%s", stdout)
+	}
+	f, err := os.Open(filepath.Join(out, "points.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1+3*2*3 {
+		t.Fatalf("%d rows in points.csv, want 1 + 18", len(recs))
+	}
+	if h := strings.Join(recs[0], ","); h != "D,beta,Y,projection,queries,energy_mae,energy_se,grad_mae,grad_se,energy_median,grad_median,seeds,count" {
+		t.Errorf("header %q", h)
+	}
+	labels := map[string]int{}
+	var pts []experiment.Point
+	for _, r := range recs[1:] {
+		labels[r[3]]++
+		if r[11] != "2" || r[12] != "24" {
+			t.Errorf("row %v: seeds %s, count %s; want 2 and 24", r, r[11], r[12])
+		}
+		num := func(i int) float64 {
+			v, err := strconv.ParseFloat(r[i], 64)
+			if err != nil || !(v >= 0) {
+				t.Fatalf("row %v: column %d: %q", r, i, r[i])
+			}
+			return v
+		}
+		y, _ := strconv.Atoi(r[2])
+		p := experiment.Point{D: 16, Beta: 5, Y: y, Queries: experiment.QuerySet(r[4]),
+			EnergyMAE: num(5), EnergySE: num(6), GradMAE: num(7), GradSE: num(8), EnergyMedian: num(9), GradMedian: num(10)}
+		switch r[3] {
+		case "structured":
+			p.Projection = features.Structured
+		case "gaussian":
+			p.Projection = features.Gaussian
+		case controlLabel:
+			p.Projection, p.Control = features.Gaussian, true
+		}
+		pts = append(pts, p)
+	}
+	if labels["gaussian"] != 6 || labels["structured"] != 6 || labels[controlLabel] != 6 {
+		t.Errorf("samples %v, want 6 rows each", labels)
+	}
+	// The table's first ratio, recomputed from the CSV (which rounds to 6
+	// digits, so the two-decimal ratio can differ by one unit at most).
+	table, err := os.ReadFile(filepath.Join(out, "table.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref, st experiment.Point
+	for _, p := range pts {
+		if p.Y == 512 && p.Queries == experiment.Far {
+			if p.Projection == features.Structured {
+				st = p
+			} else if !p.Control {
+				ref = p
+			}
+		}
+	}
+	want := math.Round(100*st.EnergyMAE/ref.EnergyMAE) / 100
+	row := ""
+	for line := range strings.Lines(string(table)) {
+		if strings.HasPrefix(line, "| 16 | 5 | 512 | far |") {
+			row = line
+		}
+	}
+	cells := strings.Split(row, "|")
+	if len(cells) < 8 {
+		t.Fatalf("no row for Y=512 far in table.md:\n%s", table)
+	}
+	got, err := strconv.ParseFloat(strings.Fields(cells[7])[0], 64)
+	if err != nil || math.Abs(got-want) > 0.011 {
+		t.Errorf("structured/gaussian energy ratio %q, want %.2f", cells[7], want)
+	}
+}
+
+// TestExperimentErrors: bad flags of the experiment give usage errors
+// (status 2) that name the flag.
+func TestExperimentErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"experiment"}, "missing experiment name"},
+		{[]string{"experiment", "nope"}, `unknown experiment "nope"`},
+		{[]string{"experiment", "projections", "--seeds", "0"}, "--seeds 0"},
+		{[]string{"experiment", "projections", "--k", "0"}, "--k 0"},
+		{[]string{"experiment", "projections", "--y", "1e3,-5"}, `--y: "-5"`},
+		{[]string{"experiment", "projections", "--beta", "nan"}, `--beta: "nan"`},
+		{[]string{"experiment", "projections", "--projections", "gaussian,fft"}, `unknown projection "fft"`},
+		{[]string{"experiment", "projections", "--projections", "sorf,structured"}, "structured is listed twice"},
+		{[]string{"experiment", "projections", "--projections", "structured,gaussian"}, "--control compares iid samples"},
+		{[]string{"experiment", "projections", "--flip", "2"}, "--flip 2"},
+		{[]string{"experiment", "projections", "--basis", "tanh"}, "--basis"},
+	} {
+		st, _, errOut := drdam(t, c.args...)
+		if st != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("drdam %s: status %d, stderr %q; want 2 and %q", strings.Join(c.args, " "), st, errOut, c.want)
+		}
+	}
+}
