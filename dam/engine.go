@@ -25,11 +25,22 @@ func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
 		}
 	}
 	n := (y + chunk - 1) / chunk
+	// One row buffer per running job, reused: allocating one per chunk
+	// would leave Y·D float64s of garbage, which the collector lets grow to
+	// the size of the live panels before it runs (twice the resident
+	// memory at the paper's sizes).
+	bufs := make(chan []float64, par.Workers())
 	task := par.Task{F: func(i int) {
 		lo, hi := i*chunk, min((i+1)*chunk, y)
-		rows := make([]float64, (hi-lo)*d)
-		src.Rows(rows, lo, hi)
-		w.SetRows(lo, rows, 1)
+		var rows []float64
+		select {
+		case rows = <-bufs:
+		default:
+			rows = make([]float64, chunk*d)
+		}
+		src.Rows(rows[:(hi-lo)*d], lo, hi)
+		w.SetRows(lo, rows[:(hi-lo)*d], 1)
+		bufs <- rows
 	}}
 	task.Run(n)
 	return w

@@ -2,10 +2,12 @@ package dam
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/cpuid"
+	"github.com/drdam/drdam/internal/par"
 	"gonum.org/v1/gonum/diff/fd"
 )
 
@@ -110,5 +112,33 @@ func TestSourcesAllocs(t *testing.T) {
 		if a := testing.AllocsPerRun(10, func() { ds.Step() }); a != 0 {
 			t.Errorf("%v: %v allocations per step", m.cfg, a)
 		}
+	}
+}
+
+// TestPanelsFromGarbage: building the stored panels of a dense projection
+// allocates the panels and one row buffer per running job, not a buffer
+// per chunk of rows: at Y = 40000, D = 256 the rows are 82 MB of float64
+// (ten chunks of 8 MiB), the float32 panels 41 MB. The bound allows the
+// panels, Workers()+1 buffers and 4 MiB of other allocations; one buffer
+// per chunk would exceed it by about 40 MB.
+func TestPanelsFromGarbage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates 10⁷ Gaussians")
+	}
+	const y, d = 40000, 256
+	src, err := features.NewSeeded(features.Gaussian, 1, y, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w := panelsFrom[float32](src)
+	runtime.ReadMemStats(&after)
+	panels := uint64(len(w.Data)) * 4
+	chunk := uint64(((1 << 20) / d) &^ 15 * d * 8)
+	limit := panels + uint64(par.Workers()+1)*chunk + 4<<20
+	if got := after.TotalAlloc - before.TotalAlloc; got > limit {
+		t.Errorf("panelsFrom allocated %d MB, want at most %d MB (panels %d MB, row buffers of %d MB)",
+			got>>20, limit>>20, panels>>20, chunk>>20)
 	}
 }

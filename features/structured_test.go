@@ -168,3 +168,65 @@ func TestSORFRowNorms(t *testing.T) {
 		t.Errorf("variance of squared row norms %v, want %v ± %v", variance, 2*n, 5*se)
 	}
 }
+
+// TestSORFKernelUnbiased measures the mean of cos(w·δ) over the 2²⁰ rows
+// w of a SORF projection (N = D = 64) for ‖δ‖ = 2, where the Gaussian
+// kernel is e^{−2} = 0.1353. Rows of the fixed norm √N of Yu et al. give
+// instead the kernel of a uniform direction on the sphere of radius √N,
+// Γ(N/2)(2/t)^{N/2−1}J_{N/2−1}(t) with t = √N‖δ‖: 0.1267, 6% low. With
+// χ(N) norms (NewSORF) the estimate must be within 4 standard errors of
+// e^{−2}; with the norms fixed to √N (the scales overwritten) within 4 of
+// the Bessel value, which is 13 standard errors from e^{−2}. The standard
+// error is that of iid rows, √(Var cos(w·δ)/Y) = 0.00068 with
+// Var = (1 + e^{−2z²})/2 − e^{−z²}; orthogonal rows only lower it.
+func TestSORFKernelUnbiased(t *testing.T) {
+	if testing.Short() {
+		t.Skip("2²⁰ rows")
+	}
+	const d, y, z = 64, 1 << 20, 2.0
+	s, err := NewSORF(21, y, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delta := make([]float64, d)
+	st := rng.New(22, 0)
+	var nn float64
+	for i := range delta {
+		delta[i] = st.Normal()
+		nn += delta[i] * delta[i]
+	}
+	for i := range delta {
+		delta[i] *= z / math.Sqrt(nn)
+	}
+	mean := func() float64 {
+		h := make([]float64, y)
+		s.Project(h, delta, 0, y)
+		var m float64
+		for _, v := range h {
+			m += math.Cos(v)
+		}
+		return m / y
+	}
+	gauss := math.Exp(-z * z / 2)
+	se := math.Sqrt(((1+math.Exp(-2*z*z))/2 - math.Exp(-z*z)) / y)
+	tt := math.Sqrt(float64(d)) * z
+	nu := d/2 - 1
+	lg, _ := math.Lgamma(float64(d) / 2)
+	bessel := math.Exp(lg+float64(nu)*math.Log(2/tt)) * math.Jn(nu, tt)
+	if math.Abs(bessel-gauss) < 8*se {
+		t.Fatalf("test too weak: Bessel %v and Gaussian %v kernels within 8 s.e. (%v)", bessel, gauss, se)
+	}
+	got := mean()
+	t.Logf("χ(N) norms: %.5f (e^-2 = %.5f, s.e. %.5f)", got, gauss, se)
+	if math.Abs(got-gauss) > 4*se {
+		t.Errorf("χ(N) norms: mean cos = %.5f, want e^-2 = %.5f ± %.5f", got, gauss, 4*se)
+	}
+	for i := range s.Scale {
+		s.Scale[i] = 1 / float64(s.N) // √N/N^(3/2): every row of norm √N
+	}
+	got = mean()
+	t.Logf("fixed norms: %.5f (Bessel kernel %.5f)", got, bessel)
+	if math.Abs(got-bessel) > 4*se {
+		t.Errorf("fixed norms: mean cos = %.5f, want the Bessel kernel %.5f ± %.5f", got, bessel, 4*se)
+	}
+}

@@ -32,7 +32,7 @@ for r in rows:
         if not x:
             return "–"
         v = r["median_s"] / x["median_s"]
-        return "**%.2f×**" % v if v >= 0.01 else "**1/%.0f**" % (1 / v)
+        return "**%.2f×**" % v if v >= 0.1 else "**1/%.0f**" % (1 / v)
     rss = lambda x, k="phase_peak_rss_mib": "%.0f" % x[k] if x and x.get(k) else "–"
     tname = "" if not t or t["phase"] == r["phase"] else " (%s)" % t["phase"]
     phase = r["phase"] + ("" if steps == 10 or not r["phase"].endswith("recall") else " (%d steps)" % steps)
