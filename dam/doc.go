@@ -64,6 +64,24 @@
 // run time (package internal/cpuid; DRDAM_SIMD=portable|avx2|avx512 lowers
 // the choice). A descent step allocates nothing.
 //
+// A DrDAM's projection reaches the engine as blocks of rows in one of three
+// ways (blocks.go), by Config.Projection and Config.OnDemand:
+//
+//   - stored (the default for Gaussian and Orthogonal): W is generated once
+//     into panels, Y·D values in the compute precision, and read at every
+//     evaluation: the fastest dense form, when it fits in memory;
+//   - on demand (OnDemand): the rows of each block are regenerated from the
+//     seed whenever the block is used, as Algorithm 1 of the paper, with
+//     the first blocks kept in a cache of 64 MiB; memory is O(Y + D) and the
+//     results are bit for bit those of the stored form, but every
+//     evaluation pays for generating Y·D Gaussians (15–20 ns each per core
+//     on the machine of BENCHMARKS.md);
+//   - structured (Projection = features.Structured, SORF): each block of N
+//     rows is applied to each query by three fast Walsh–Hadamard
+//     transforms, O(Y·log N) time and O(Y) memory.
+//
+// docs/projections/README.md says which to choose, with measurements.
+//
 // # Descent
 //
 // Recall and Descent run the energy descent of eq. gen-up,

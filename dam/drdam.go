@@ -85,16 +85,15 @@ func checkSize(y, d int) error {
 
 // NewDrDAMWithMap returns an empty DrDAM that uses the given feature map,
 // for example one built on a projection read from a file. Basis, β, Y, D
-// and the bias are taken from fm; c supplies the similarity, ε and the
-// precision, and its projection kind is set to External. fm's projection
+// and the bias are taken from fm; c supplies the similarity, ε, the
+// precision and OnDemand, and its projection kind is set to External. fm's projection
 // must be able to write out its rows (features.RowSource). Such a model
 // cannot be saved, since its projection cannot be regenerated from a seed.
 func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 	if fm == nil {
 		return nil, fmt.Errorf("no feature map")
 	}
-	src, ok := fm.Proj.(features.RowSource)
-	if !ok {
+	if _, ok := fm.Proj.(features.RowSource); !ok {
 		return nil, fmt.Errorf("the projection %T cannot write out its rows", fm.Proj)
 	}
 	c.Rep = RepDrDAM
@@ -106,11 +105,12 @@ func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(c.Y, c.D); err != nil {
-		return nil, err
+	if _, structured := fm.Proj.(*features.SORF); !structured && !c.OnDemand {
+		if err := checkSize(c.Y, c.D); err != nil { // the panels would not fit
+			return nil, err
+		}
 	}
 	c.Projection = features.External
-	_ = src
 	return newDrDAM(c, fm), nil
 }
 

@@ -1,6 +1,7 @@
 package dam
 
 import (
+	"errors"
 	"math"
 	"runtime"
 	"testing"
@@ -140,5 +141,35 @@ func TestPanelsFromGarbage(t *testing.T) {
 	if got := after.TotalAlloc - before.TotalAlloc; got > limit {
 		t.Errorf("panelsFrom allocated %d MB, want at most %d MB (panels %d MB, row buffers of %d MB)",
 			got>>20, limit>>20, panels>>20, chunk>>20)
+	}
+}
+
+// TestStructuredNoSizeLimit: a structured projection needs no Y×D storage,
+// so sizes whose dense panels would exceed features.MaxDenseEntries
+// (Y·D = 4.9·10⁹ here) are accepted, through NewDrDAM and through
+// NewDrDAMWithMap; the dense stored kind is refused with an error naming
+// Y, and its on-demand form accepted.
+func TestStructuredNoSizeLimit(t *testing.T) {
+	const y, d = 400000, 12288
+	if _, err := NewDrDAM(Config{D: d, Beta: 1, Y: y, Projection: features.Structured, Precision: Float32}); err != nil {
+		t.Errorf("NewDrDAM, structured: %v", err)
+	}
+	s, err := features.NewSORF(1, y, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fm, err := features.NewMap(features.SinCos, 1, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewDrDAMWithMap(Config{Precision: Float32}, fm); err != nil {
+		t.Errorf("NewDrDAMWithMap, structured: %v", err)
+	}
+	var ce *ConfigError
+	if _, err := NewDrDAM(Config{D: d, Beta: 1, Y: y}); !errors.As(err, &ce) || ce.Field != "Y" {
+		t.Errorf("NewDrDAM, dense stored: error %v, want a ConfigError on Y", err)
+	}
+	if _, err := NewDrDAM(Config{D: d, Beta: 1, Y: y, OnDemand: true}); err != nil {
+		t.Errorf("NewDrDAM, dense on demand: %v", err)
 	}
 }

@@ -28,8 +28,8 @@
 // A Projection is the linear map W, behind a small interface of two batched
 // products over a range of rows (the forward product X·Wᵀ and the transposed
 // product G·W that the gradient needs), so that faster or structured
-// implementations can replace the dense one. This package provides dense
-// projections generated from a seed:
+// implementations can replace the dense one. This package provides three
+// kinds, all generated from a seed:
 //
 //   - Gaussian: iid N(0, 1) entries; row α is drawn from its own stream
 //     (seed, row α), so any block of rows can be regenerated alone and a
@@ -42,9 +42,20 @@
 //     streams (seed, block k), stacked, and the last one truncated to Y rows.
 //     The paper's reference code divides the rows to norm √(D/Y) instead; that
 //     changes the kernel's bandwidth, and is not done here.
+//   - Structured (SORF, after Yu et al. 2016): W = S·H D₁ H D₂ H D₃ per N×N
+//     block, with H the normalized Walsh–Hadamard matrix of size N (D
+//     zero-padded to a power of two), D_i random sign diagonals and S
+//     diagonal with χ(N) entries; a product costs O(Y·log N) per query
+//     through three fast Walsh–Hadamard transforms (package internal/fwht)
+//     and the projection keeps 4·N numbers per block, so O(Y) in all. The
+//     χ(N) scales depart from Yu et al.'s fixed √N, which biases the kernel
+//     (see SORF).
 //
-// Both are reproducible bit for bit from (seed, kind, Y, D) on any machine:
+// All are reproducible bit for bit from (seed, kind, Y, D) on any machine:
 // see package internal/rng for the pinned generator, and the golden values
 // in this package's tests. Generating an orthogonal projection costs O(Y·D²)
-// time (one Gram–Schmidt per block); a Gaussian one costs O(Y·D).
+// time (one Gram–Schmidt per block); a Gaussian one costs O(Y·D) (and as
+// much memory, unless a model regenerates its rows on demand, see
+// dam.Config.OnDemand); a structured one O(Y). docs/projections/README.md
+// compares their quality, speed and memory.
 package features
