@@ -119,10 +119,14 @@ type Config struct {
 	Y          int                     // number of random projections, > 0 (F = 2Y for SinCos/ExpExp)
 	Basis      features.Basis          // default SinCos
 	Projection features.ProjectionKind // default Gaussian; Structured is SORF
-	// OnDemand keeps a Gaussian or Orthogonal projection out of memory: its
-	// rows are regenerated from the seed at every evaluation (with a
-	// bounded cache), so memory is O(Y + D) but every step pays for
-	// generating Y·D Gaussians. Structured projections always take O(Y).
+	// OnDemand keeps a Gaussian projection out of memory: its rows are
+	// regenerated from the seed at every evaluation (with a bounded
+	// cache), so memory is O(Y + D) but every step pays for generating
+	// Y·D Gaussians. Structured projections always take O(Y). Orthogonal
+	// ones cannot be regenerated so: each block of D rows is a
+	// Gram–Schmidt of a D×D Gaussian matrix, O(D²) memory and O(D³) time,
+	// so every evaluation would cost the whole O(Y·D²) generation; the
+	// structured kind is the orthogonal projection in O(Y) memory.
 	OnDemand bool
 	Seed     uint64 // seed of the projection and the bias
 	NoBias   bool   // do not add the random shift b (trigonometric bases)
@@ -202,6 +206,9 @@ func (c Config) Validate() (Config, error) {
 	}
 	if c.Projection == features.Structured {
 		c.OnDemand = false // nothing to store or regenerate: SORF is O(Y) anyway
+	}
+	if c.OnDemand && c.Projection == features.Orthogonal {
+		return c, fieldErr("OnDemand", "an orthogonal projection cannot be regenerated on demand (each D×D block costs O(D³) to redo at every evaluation); use the structured projection (SORF), orthogonal in O(Y) memory, or a stored orthogonal one")
 	}
 	return c, nil
 }

@@ -132,6 +132,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{D: 4, Beta: 1, Y: 10, Epsilon: -1}, "ε must be ≥ 0"},
 		{Config{D: 4, Beta: 1, Y: 10, Basis: 9}, "unknown basis"},
 		{Config{D: 1 << 20, Beta: 1, Y: 1 << 20}, "GiB"},
+		{Config{D: 4, Beta: 1, Y: 10, Projection: features.Orthogonal, OnDemand: true}, "cannot be regenerated on demand"},
 	} {
 		_, err := New(c.cfg)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

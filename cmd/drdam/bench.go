@@ -86,7 +86,7 @@ Example:
 	warmup := fs.Int("warmup", 1, "untimed runs before them (≥ 0)")
 	threads := fs.Int("threads", 2, "GOMAXPROCS (≥ 1)")
 	seed := fs.Uint64("seed", 0, "seed of the data and of the random projection (bench.py uses 0)")
-	proj := fs.String("projection", "dense", "DrDAM projection: dense (iid Gaussian, stored; bench.py's), ondemand (iid Gaussian regenerated at every step, O(Y+D) memory), orf, orf-ondemand, or sorf (structured, O(Y log D) per product)")
+	proj := fs.String("projection", "dense", "DrDAM projection: dense (iid Gaussian, stored; bench.py's), ondemand (iid Gaussian regenerated at every step, O(Y+D) memory), orf (orthogonal, stored), or sorf (structured, O(Y log D) per product, O(Y) memory)")
 	steps := fs.Int("steps", benchSteps, "descent steps of the recall phases (bench.py: 10)")
 	fs.require("config", "phase")
 	if err := fs.parse(e, args); err != nil {
@@ -105,7 +105,7 @@ Example:
 		return usageError{"--dtype: " + err.Error()}
 	}
 	if _, ok := benchProjections[*proj]; !ok {
-		return usagef("--projection %q: want dense, ondemand, orf, orf-ondemand or sorf", *proj)
+		return usagef("--projection %q: want dense, ondemand, orf or sorf", *proj)
 	}
 	if *steps < 1 {
 		return usagef("--steps %d: want at least 1", *steps)
@@ -158,11 +158,10 @@ var benchProjections = map[string]struct {
 	kind     features.ProjectionKind
 	onDemand bool
 }{
-	"dense":        {features.Gaussian, false},
-	"ondemand":     {features.Gaussian, true},
-	"orf":          {features.Orthogonal, false},
-	"orf-ondemand": {features.Orthogonal, true},
-	"sorf":         {features.Structured, false},
+	"dense":    {features.Gaussian, false},
+	"ondemand": {features.Gaussian, true},
+	"orf":      {features.Orthogonal, false},
+	"sorf":     {features.Structured, false},
 }
 
 func (o benchOptions) steps() int {

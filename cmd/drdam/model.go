@@ -26,7 +26,7 @@ Example:
 	basis := fs.String("basis", "sincos", "DrDAM feature basis: sincos, cos, exp or expexp")
 	y := fs.Int("y", 20000, "DrDAM number of random projections Y (sincos and expexp have 2Y features)")
 	proj := fs.String("projection", "gaussian", "DrDAM random projection: gaussian (iid, dense), orthogonal (ORF, dense) or structured (SORF: O(Y log D) per product, O(Y) memory)")
-	onDemand := fs.Bool("on-demand", false, "DrDAM with a dense projection: regenerate its rows from the seed at every evaluation instead of storing them (O(Y+D) memory, much slower)")
+	onDemand := fs.Bool("on-demand", false, "DrDAM with the gaussian projection: regenerate its rows from the seed at every evaluation instead of storing them (O(Y+D) memory, much slower)")
 	seed := fs.Uint64("seed", 0, "DrDAM seed of the random projection and shift")
 	noBias := fs.Bool("no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
 	eps := fs.Float64("eps", 0, "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
