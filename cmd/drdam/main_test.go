@@ -232,6 +232,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"encode", "--patterns", good, "--out", out, "--beta", "0"}, 1, []string{"β must be positive", "found 0"}},
 		{[]string{"encode", "--patterns", good, "--out", out, "--beta", "-2"}, 1, []string{"β must be positive"}},
 		{[]string{"encode", "--patterns", good, "--out", out, "--y", "0"}, 1, []string{"Y must be positive", "found 0"}},
+		{[]string{"encode", "--patterns", good, "--out", out, "--projection", "orthogonal", "--on-demand"}, 1, []string{"--on-demand", "orthogonal", "structured"}},
 		{[]string{"encode", "--patterns", empty, "--out", out}, 1, []string{"empty.csv", "no data"}},
 		{[]string{"encode", "--patterns", headerOnly, "--out", out}, 1, []string{"header.csv", "no data"}},
 		{[]string{"encode", "--patterns", ragged, "--out", out}, 1, []string{"ragged.csv", "line 2"}},

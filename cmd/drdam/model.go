@@ -197,7 +197,7 @@ func runInfo(e *env, args []string) error {
 }
 
 // configFlags maps dam.Config fields to the flags of encode.
-var configFlags = map[string]string{"Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision"}
+var configFlags = map[string]string{"Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision", "OnDemand": "--on-demand"}
 
 // flagError prefixes a configuration error with the flag that set the
 // field.
