@@ -197,9 +197,9 @@ func EnergyError(c EnergyErrorConfig, progress Progress) ([]Point, error) {
 								i := si*nq + q
 								a.ee = append(a.ee, math.Abs(e[i]-rf.e[i]))
 							}
-							ge := make([]float64, nq)
-							metrics.GradErrors(ge, g[si*nq*d:(si+1)*nq*d], rf.g[si*nq*d:(si+1)*nq*d], d)
-							a.ge = append(a.ge, ge...)
+							n0 := len(a.ge)
+							a.ge = slices.Grow(a.ge, nq)[:n0+nq]
+							metrics.GradErrors(a.ge[n0:], g[si*nq*d:(si+1)*nq*d], rf.g[si*nq*d:(si+1)*nq*d], d)
 						}
 						done++
 						if progress != nil {
@@ -213,7 +213,7 @@ func EnergyError(c EnergyErrorConfig, progress Progress) ([]Point, error) {
 						p := Point{D: d, Beta: beta, Y: y, Projection: kind, Queries: set, Seeds: ns, Count: len(a.ee), Control: am.control}
 						p.EnergyMAE, p.EnergySE = meanSE(a.ee, ns)
 						p.GradMAE, p.GradSE = meanSE(a.ge, ns)
-						p.EnergyMedian, p.GradMedian = median(a.ee), median(a.ge)
+						p.EnergyMedian, p.GradMedian = metrics.Median(a.ee), metrics.Median(a.ge)
 						out = append(out, p)
 					}
 				}
@@ -236,21 +236,6 @@ func meanSE(v []float64, ns int) (mean, se float64) {
 		means[r], _ = metrics.MeanStdErr(v[r*n : (r+1)*n])
 	}
 	return metrics.MeanStdErr(means)
-}
-
-// median returns the median of v (the mean of the two middle values for
-// an even count); v is not modified.
-func median(v []float64) float64 {
-	s := slices.Clone(v)
-	slices.Sort(s)
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // querySets returns the K stored patterns ("at"), the same with a fraction

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/metrics"
 )
 
 // TestEnergyError runs a tiny grid and checks its shape and the two
@@ -106,10 +107,10 @@ func TestMeanSE(t *testing.T) {
 	if m, se := meanSE(v, 1); m != 4 || math.Abs(se-math.Sqrt(20.0/3)/2) > 1e-15 {
 		t.Errorf("meanSE(values) = %v, %v; want 4, %v", m, se, math.Sqrt(20.0/3)/2)
 	}
-	if m := median([]float64{3, 1, 2}); m != 2 {
+	if m := metrics.Median([]float64{3, 1, 2}); m != 2 {
 		t.Errorf("median = %v, want 2", m)
 	}
-	if m := median(v); m != 4 {
+	if m := metrics.Median(v); m != 4 {
 		t.Errorf("median = %v, want 4", m)
 	}
 }

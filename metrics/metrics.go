@@ -3,6 +3,7 @@ package metrics
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // EnergyMAE returns (1/B) Σ_b |e_b − ê_b|, the mean approximation error of
@@ -99,6 +100,21 @@ func MeanHamming(x, xhat []float64, d int) float64 {
 		s += Hamming(x[r*d:(r+1)*d], xhat[r*d:(r+1)*d])
 	}
 	return s / float64(b)
+}
+
+// Median returns the median of v, the mean of the two middle values for
+// an even count (as Python's statistics.median), or NaN if v is empty; v
+// is not modified.
+func Median(v []float64) float64 {
+	n := len(v)
+	if n == 0 {
+		return math.NaN()
+	}
+	s := slices.Sorted(slices.Values(v))
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // MeanStdErr returns the mean of v and its standard error s/√n (s the

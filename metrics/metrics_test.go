@@ -114,3 +114,30 @@ func TestBounds(t *testing.T) {
 		t.Error("K = 0 accepted")
 	}
 }
+
+// TestMedian: the middle value, the mean of the two middle ones for an even
+// count (Python's statistics.median gives 2 and 2.5 here), NaN for none,
+// and the input left as it was.
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+		{[]float64{7}, 7},
+	} {
+		in := append([]float64(nil), c.v...)
+		if got := Median(c.v); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", in, got, c.want)
+		}
+		for i := range in {
+			if in[i] != c.v[i] {
+				t.Errorf("Median modified its input: %v, was %v", c.v, in)
+			}
+		}
+	}
+	if got := Median(nil); !math.IsNaN(got) {
+		t.Errorf("Median(nil) = %v, want NaN", got)
+	}
+}

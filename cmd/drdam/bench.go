@@ -18,6 +18,7 @@ import (
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/cpuid"
 	"github.com/drdam/drdam/internal/rng"
+	"github.com/drdam/drdam/metrics"
 	"github.com/drdam/drdam/synth"
 )
 
@@ -391,7 +392,7 @@ func measureBench(c benchConfig, phase string, prec dam.Precision, o benchOption
 	res := &benchResult{
 		Config: c.Name, Impl: "drdam", Dtype: prec.String(), Phase: phase,
 		Threads: runtime.GOMAXPROCS(0), Repeats: o.Repeats, Warmup: o.Warmup,
-		MedianS: median(times), MinS: slices.Min(times), MaxS: slices.Max(times), TimesS: times,
+		MedianS: metrics.Median(times), MinS: slices.Min(times), MaxS: slices.Max(times), TimesS: times,
 		SetupS: setup.Seconds(), RSSAfterSetupMiB: rssSetup, PhasePeakRSSMiB: phasePeak,
 		ProcessPeakRSSMiB: processPeakMiB(), Steps: o.steps(), Projection: o.projection(),
 		Go: runtime.Version(), Kernels: cpuid.Current().String(), CPU: cpuModel(), Seed: o.Seed,
@@ -402,17 +403,6 @@ func measureBench(c benchConfig, phase string, prec dam.Precision, o benchOption
 		res.Cfg.Clamp = &c.Clamp
 	}
 	return res, nil
-}
-
-// median is statistics.median: the middle value, or the mean of the two
-// middle values.
-func median(x []float64) float64 {
-	s := slices.Sorted(slices.Values(x))
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // procStatusMiB returns the field key of /proc/self/status (in kB) in MiB,

@@ -89,10 +89,10 @@ the errors pool the K queries of every draw, and their standard errors are
 taken across the draws, so that a ratio between two projections reflects
 the projections, not one lucky draw. With --control, a second sample of iid
 projections (the next --seeds seeds) is measured too: its ratios to the
-first are what chance alone gives, the yardstick for the other ratios. Where φ(x)·T is of the order of its
-own noise (far queries at large β, or small Y), the gradient errors are
-dominated by rare queries near the clip floor; the medians, also given,
-are robust to them.
+first are what chance alone gives, the yardstick for the other ratios.
+Where φ(x)·T is of the order of its own noise (far queries at large β, or
+small Y), the gradient errors are dominated by rare queries near the clip
+floor; the medians, also given, are less sensitive to them.
 
 Writes OUT/points.csv (every point: means, standard errors, medians) and
 OUT/table.md (each projection's errors as ratios to the first one's, with
@@ -326,24 +326,19 @@ func ratioSummary(pts []experiment.Point, c experiment.EnergyErrorConfig, tol fl
 						m := by[ratioKey{d, beta, y, q}]
 						r, p := m[ref], m[k]
 						rows++
-						for _, x := range []struct {
-							what         string
-							a, sa, b, sb float64
-						}{{"energy", p.EnergyMAE, p.EnergySE, r.EnergyMAE, r.EnergySE}, {"gradient", p.GradMAE, p.GradSE, r.GradMAE, r.GradSE}} {
-							v, se := ratio(x.a, x.sa, x.b, x.sb)
-							if x.what == "energy" {
-								worstE = math.Max(worstE, v)
-							} else {
-								worstG = math.Max(worstG, v)
-							}
+						check := func(what string, a, sa, b, sb float64) float64 {
+							v, se := ratio(a, sa, b, sb)
 							if v > tol {
 								sig := "within 2 s.e. of " + strconv.FormatFloat(tol, 'g', -1, 64)
 								if v-2*se > tol {
 									sig = "**significant**"
 								}
-								above = append(above, fmt.Sprintf("β=%g Y=%d %s %s %.2f ± %.2f (%s)", beta, y, q, x.what, v, se, sig))
+								above = append(above, fmt.Sprintf("β=%g Y=%d %s %s %.2f ± %.2f (%s)", beta, y, q, what, v, se, sig))
 							}
+							return v
 						}
+						worstE = math.Max(worstE, check("energy", p.EnergyMAE, p.EnergySE, r.EnergyMAE, r.EnergySE))
+						worstG = math.Max(worstG, check("gradient", p.GradMAE, p.GradSE, r.GradMAE, r.GradSE))
 					}
 				}
 			}
