@@ -71,7 +71,7 @@ func NewSORF(seed uint64, y, d int) (*SORF, error) {
 	for b := range nb {
 		st.Reset(seed, streamSORFNorm|uint64(b))
 		for i := range n {
-			s.Scale[b*n+i] = math.Sqrt(st.ChiSquare(float64(n))) * norm
+			s.Scale[b*n+i] = math.Sqrt(st.ChiSquare(n)) * norm
 		}
 		st.Reset(seed, streamSORF|uint64(b))
 		blk := s.Signs[3*b*n : 3*(b+1)*n]

@@ -150,25 +150,16 @@ func (s *Stream) Chi(k int) float64 {
 	return math.Sqrt(sum)
 }
 
-// ChiSquare returns a draw of the χ² distribution with k ≥ 1 degrees of
+// ChiSquare returns a draw of the χ² distribution with k ≥ 2 degrees of
 // freedom, as 2·Gamma(k/2), by Marsaglia and Tsang's method ("A simple
-// method for generating gamma variables", 2000): O(1) draws whatever k,
-// with every operation exactly rounded (so the same on every machine).
-// For k < 2 (shape < 1) it uses the boost Gamma(a) = Gamma(a+1)·U^(1/a),
-// through exp of a logarithm computed here.
-func (s *Stream) ChiSquare(k float64) float64 {
-	a := k / 2
-	boost := 1.0
-	if a < 1 {
-		// U^(1/a) = exp(log(U)/a); a ≥ 1/2 here so the exponent is ≥ 2·log U.
-		u := s.Float64()
-		for u == 0 {
-			u = s.Float64()
-		}
-		boost = exp(Log(u) / a)
-		a++
+// method for generating gamma variables", 2000): O(1) draws whatever k
+// (Chi sums k squares), with every operation exactly rounded, so the same
+// on every machine. It panics if k < 2 (the method needs shape k/2 ≥ 1).
+func (s *Stream) ChiSquare(k int) float64 {
+	if k < 2 {
+		panic("rng: ChiSquare needs k ≥ 2")
 	}
-	d := a - 1.0/3
+	d := float64(k)/2 - 1.0/3
 	c := 1 / math.Sqrt(9*d)
 	for {
 		x := s.Normal()
@@ -181,27 +172,10 @@ func (s *Stream) ChiSquare(k float64) float64 {
 		x2 := float64(x * x)
 		// Squeeze, then the exact test log u < x²/2 + d − d·v + d·log v.
 		if u < 1-float64(0.0331*float64(x2*x2)) {
-			return 2 * float64(d*v) * boost
+			return 2 * float64(d*v)
 		}
 		if u > 0 && Log(u) < float64(0.5*x2)+(d-float64(d*v)+float64(d*Log(v))) {
-			return 2 * float64(d*v) * boost
+			return 2 * float64(d*v)
 		}
 	}
-}
-
-// exp returns e^x for x ≤ 0 with explicit rounding: 2^k·e^r by range
-// reduction and a degree-13 Taylor polynomial (error below 2 ulp); used only
-// by ChiSquare's boost for small k.
-func exp(x float64) float64 {
-	if x < -745 {
-		return 0
-	}
-	const ln2 = 0.6931471805599453
-	k := math.Floor(float64(x/ln2) + 0.5)
-	r := x - float64(k*ln2)
-	p := 1.0
-	for i := 13; i >= 1; i-- {
-		p = 1 + float64(float64(p*r)/float64(i))
-	}
-	return math.Ldexp(p, int(k))
 }

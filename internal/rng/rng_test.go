@@ -183,11 +183,12 @@ func BenchmarkNormal(b *testing.B) {
 // 2k·√(2/n)·(1 + 6/k) bounds.
 func TestChiSquare(t *testing.T) {
 	s := New(13, 2)
-	for _, k := range []float64{1, 3, 16, 256, 16384} {
+	for _, ki := range []int{2, 3, 16, 256, 16384} {
+		k := float64(ki)
 		const n = 50000
 		var m1, m2 float64
 		for range n {
-			v := s.ChiSquare(k)
+			v := s.ChiSquare(ki)
 			if !(v > 0) || math.IsInf(v, 0) {
 				t.Fatalf("ChiSquare(%v) = %v", k, v)
 			}
@@ -203,4 +204,15 @@ func TestChiSquare(t *testing.T) {
 			t.Errorf("variance of ChiSquare(%v) = %v, want %v ± %v", k, variance, 2*k, 5*se)
 		}
 	}
+}
+
+// TestChiSquarePanics: shapes below 1 (k < 2) are a programmer error.
+func TestChiSquarePanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("ChiSquare(1) did not panic")
+		}
+	}()
+	s := New(1, 1)
+	s.ChiSquare(1)
 }
