@@ -49,18 +49,15 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	}
 	var proj features.Projection
 	if c.Projection == features.Structured {
-		if proj, err = features.NewSORF(c.Seed, c.Y, c.D); err != nil {
-			return nil, err
-		}
+		proj, err = features.NewSORF(c.Seed, c.Y, c.D)
 	} else {
-		if !c.OnDemand {
-			if err := checkSize(c.Y, c.D); err != nil {
-				return nil, err
-			}
-		}
-		if proj, err = features.NewSeeded(c.Projection, c.Seed, c.Y, c.D); err != nil {
-			return nil, err
-		}
+		proj, err = features.NewSeeded(c.Projection, c.Seed, c.Y, c.D) // rows generated later
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(c, proj); err != nil {
+		return nil, err
 	}
 	var bias []float64
 	if !c.NoBias {
@@ -73,10 +70,18 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	return newDrDAM(c, fm), nil
 }
 
-// checkSize refuses projections whose compute layout would exceed
+// storesPanels reports whether the engine keeps projection p of a model
+// of configuration c as panels of Y×D values (see blockSource).
+func storesPanels(c Config, p features.Projection) bool {
+	_, structured := p.(*features.SORF)
+	return !structured && !c.OnDemand
+}
+
+// checkSize refuses projections whose stored panels would exceed
 // features.MaxDenseEntries values.
-func checkSize(y, d int) error {
-	if kern.PadD(d) > features.MaxDenseEntries/y {
+func checkSize(c Config, p features.Projection) error {
+	y, d := p.Dims()
+	if storesPanels(c, p) && kern.PadD(d) > features.MaxDenseEntries/y {
 		return fieldErr("Y", "a Y×D = %d×%d projection needs %.0f GiB in float32, more than the limit of %d Gi values",
 			y, d, float64(y)*float64(kern.PadD(d))*4/(1<<30), features.MaxDenseEntries>>30)
 	}
@@ -105,10 +110,8 @@ func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, structured := fm.Proj.(*features.SORF); !structured && !c.OnDemand {
-		if err := checkSize(c.Y, c.D); err != nil { // the panels would not fit
-			return nil, err
-		}
+	if err := checkSize(c, fm.Proj); err != nil {
+		return nil, err
 	}
 	c.Projection = features.External
 	return newDrDAM(c, fm), nil
@@ -132,10 +135,10 @@ func blockSource[T kern.Float](c Config, fm *features.Map) blocks[T] {
 	case *features.SORF:
 		return newSORF[T](p)
 	case features.RowSource:
-		if c.OnDemand {
-			return newOnDemand[T](p)
+		if storesPanels(c, p) {
+			return newStored(panelsFrom[T](p))
 		}
-		return newStored(panelsFrom[T](p))
+		return newOnDemand[T](p)
 	}
 	panic(fmt.Sprintf("dam: projection %T has no compute layout", fm.Proj))
 }
