@@ -16,8 +16,8 @@ var (
 
 // goldenSORF pins the first 32 signs of each diagonal of SORF block 0 for
 // seed 1, as bits (1 = −1).
-var goldenSORF = [3]uint64{0xc34e09e0, 0xe0dc33e7, 0xd55c1b7f}
+var goldenSORF = [3]uint64{0xc34e09e0, 0xd55c1b7f, 0xf27014b}
 
 // goldenSORFScale pins row scales S_ii/N^(3/2) of SORF seed 1 (Y = 100,
-// D = 30, N = 32: blocks 0 to 3).
-var goldenSORFScale = []goldenProbe{{0, 0x3f9c7f8c779a9b43}, {1, 0x3fa3564ac12d6f99}, {31, 0x3f99e50d063ffaf2}, {32, 0x3f9d8a3497e32799}, {127, 0x3f9da9e48266a7e5}}
+// D = 30, N = 64: blocks 0 and 1).
+var goldenSORFScale = []goldenProbe{{0, 0x3f8d94fffa8f5fa3}, {1, 0x3f925ec72f6a5327}, {31, 0x3f8bb64839686734}, {32, 0x3f8f5251cd3cf95d}, {127, 0x3f8ae7f7ce2dfa80}}
