@@ -250,7 +250,7 @@ func TestReadMatrixErrors(t *testing.T) {
 		{"pandas index header", "a.csv", ",0,1\n0,0.5,0.25\n", `PATH: line 1, column 1: not a number: "" (the first row is not a header`},
 		{"out of range", "a.csv", "1,1e400\n", `PATH: line 1, column 2: "1e400": out of range for float64`},
 		{"csv syntax", "a.csv", "1,2\n3,4\"5\n", `PATH: parse error on line 2, column 4: bare " in non-quoted-field`},
-		{"unknown extension", "a.dat", "1,2\n", `PATH: unsupported extension ".dat" (want .npy, .csv, .tsv or .txt)`},
+		{"unknown extension", "a.dat", "1,2\n", `PATH: unsupported extension ".dat" (want .npy, .csv, .tsv, .txt or .arff)`},
 		{"no extension", "data", "1,2\n", `PATH: no file extension`},
 		{"npy 3-D", "a.npy", "", "PATH: want a 1-D or 2-D array, found 3-D shape (1, 2, 1)"},
 		{"npy 0-D", "a.npy", "", "PATH: want a 1-D or 2-D array, found 0-D shape ()"},

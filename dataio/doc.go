@@ -1,6 +1,7 @@
 // Package dataio reads and writes the matrices and vectors that the
 // command line works with: patterns (K×D), queries (B×D), masks (length D)
-// and results, stored as NumPy .npy files or as delimited text.
+// and results, stored as NumPy .npy files or as delimited text, and reads
+// Weka's ARFF files.
 //
 // The format is chosen by the file name's extension, ignoring case:
 //
@@ -14,6 +15,10 @@
 //   - .txt: whitespace- or comma-separated values, as numpy.savetxt writes
 //     them. The separator is a comma if the first data line holds a comma,
 //     and otherwise any run of spaces and tabs.
+//   - .arff: Weka's Attribute-Relation File Format, as OpenML serves it
+//     (read only). ReadMatrix reads its numeric attributes, one row per
+//     instance, and drops the others; ReadARFF gives every attribute,
+//     including nominal ones such as a class label.
 //
 // # Text files
 //
@@ -30,6 +35,20 @@
 //
 // Text is written with strconv.FormatFloat(v, 'g', -1, 64), which reads
 // back to exactly the same float64, one row per line and without a header.
+//
+// # ARFF files
+//
+// ReadARFF and ParseARFF read an ARFF file's header (@relation, @attribute
+// and @data, in any case) and its dense or sparse data rows into an ARFF:
+// numeric values as they are, a nominal value as its index in the
+// declared values, string and date values as text, and a missing value (?)
+// as NaN. Instance weights are ignored. Errors name the file, the line, the
+// field and its attribute, what was expected and what was found, such as
+//
+//	letter.arff:25: field 3 ('width'): want a number, found "x"
+//
+// ARFF.Numeric gives the numeric attributes as a Matrix and ARFF.Labels
+// the values of a nominal attribute as text.
 //
 // # Atomic writes
 //

@@ -25,10 +25,23 @@ const (
 	formatCSV
 	formatTSV
 	formatTXT
+	formatARFF // read only
 )
 
-// formatOf returns the format of path from its extension.
-func formatOf(path string) (format, error) {
+// The extensions listed in error messages.
+const (
+	readExts  = ".npy, .csv, .tsv, .txt or .arff"
+	writeExts = ".npy, .csv, .tsv or .txt"
+)
+
+// formatOf returns the format of path from its extension. The formats
+// listed in its errors are those that can be written if write is true,
+// and those that can be read otherwise.
+func formatOf(path string, write bool) (format, error) {
+	exts := readExts
+	if write {
+		exts = writeExts
+	}
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".npy":
 		return formatNPY, nil
@@ -38,10 +51,15 @@ func formatOf(path string) (format, error) {
 		return formatTSV, nil
 	case ".txt":
 		return formatTXT, nil
+	case ".arff":
+		if write {
+			return 0, fmt.Errorf("%s: writing .arff files is not supported (want %s)", path, exts)
+		}
+		return formatARFF, nil
 	case "":
-		return 0, fmt.Errorf("%s: no file extension (want .npy, .csv, .tsv or .txt)", path)
+		return 0, fmt.Errorf("%s: no file extension (want %s)", path, exts)
 	default:
-		return 0, fmt.Errorf("%s: unsupported extension %q (want .npy, .csv, .tsv or .txt)", path, ext)
+		return 0, fmt.Errorf("%s: unsupported extension %q (want %s)", path, ext, exts)
 	}
 }
 
@@ -49,7 +67,9 @@ func formatOf(path string) (format, error) {
 // extension (see the package documentation). A 2-D .npy array is read as
 // is, and a 1-D .npy array of length n as one row (1×n); any other number of
 // dimensions is an error naming the shape. A text file gives one matrix row
-// per data line.
+// per data line. An .arff file gives its numeric attributes, one row per
+// instance (see ARFF.Numeric); its other attributes are dropped, and a
+// missing numeric value is an error.
 //
 // ReadMatrix does not reject NaN or infinite values; call CheckFinite for
 // that. It does reject a matrix with no elements.
@@ -58,12 +78,15 @@ func ReadMatrix(path string) (*Matrix, error) {
 }
 
 func readMatrix(path string, parse func(string) (float64, error)) (*Matrix, error) {
-	f, err := formatOf(path)
+	f, err := formatOf(path, false)
 	if err != nil {
 		return nil, err
 	}
-	if f == formatNPY {
+	switch f {
+	case formatNPY:
 		return readNPY(path)
+	case formatARFF:
+		return readARFFMatrix(path)
 	}
 	return readText(path, f, parse)
 }

@@ -39,7 +39,7 @@ func WriteVector(path string, v []float64) error {
 
 // write writes data of the given 1-D or 2-D shape to path.
 func write(path string, shape []int, data []float64) error {
-	f, err := formatOf(path)
+	f, err := formatOf(path, true)
 	if err != nil {
 		return fmt.Errorf("write %w", err)
 	}
