@@ -41,6 +41,7 @@ var commands = map[string]command{
 	"compute":    {"numpy_dam.py compute on the same input and output files", runCompute},
 	"experiment": {"run one of the paper's experiments (drdam experiment --help for the list)", runExperiment},
 	"bench":      {"time one phase as ../shared/peers/bench.py run does", runBench},
+	"reproduce":  {"run every quantitative experiment of the paper and write a report", runReproduce},
 	"version":    {"print the version", runVersion},
 }
 

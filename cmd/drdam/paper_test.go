@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/drdam/drdam/experiment"
+)
+
+// TestPaperEnergyErrorResume runs energy-error on a tiny grid, checks its
+// files, and checks that a rerun skips what is done, that a new Y only
+// adds its points, and that a run with another seed into the same
+// directory is refused.
+func TestPaperEnergyErrorResume(t *testing.T) {
+	out := t.TempDir()
+	args := []string{"experiment", "energy-error", "--d", "16", "--k", "10", "--beta", "5,10", "--y", "100,200", "--out", out}
+	stdout := mustRun(t, args...)
+	if !strings.Contains(stdout, "Obs. 1:") || !strings.Contains(stdout, "fig3-energy") {
+		t.Errorf("stdout lacks the findings or the figures:\n%s", stdout)
+	}
+	rows, err := experiment.ReadRows(filepath.Join(out, "points.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per (β, Y): 4 query sets × 2 metrics, C₁ and 3 bounds.
+	if want := 2 * 2 * 12; len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	for _, n := range []string{"fig3-energy.png", "fig3-energy.svg", "fig3-gradient.png", "fig3-gradient.svg", "findings.md", "config.json"} {
+		if fi, err := os.Stat(filepath.Join(out, n)); err != nil || fi.Size() == 0 {
+			t.Errorf("%s: %v", n, err)
+		}
+	}
+	f, err := os.Open(filepath.Join(out, "fig3-energy.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(f); err != nil {
+		t.Errorf("fig3-energy.png: %v", err)
+	}
+	f.Close()
+	var spec paperSpec
+	b, _ := os.ReadFile(filepath.Join(out, "config.json"))
+	if err := json.Unmarshal(b, &spec); err != nil || spec.Experiment != "energy-error" || spec.Version == "" || spec.Elapsed == "" || len(spec.Y) != 2 {
+		t.Errorf("config.json: %v %+v", err, spec)
+	}
+
+	// A rerun measures nothing new.
+	st, _, errOut := drdam(t, args...)
+	if st != 0 || !strings.Contains(errOut, "0 tasks to run, 4 configurations done already") {
+		t.Errorf("rerun: status %d, stderr %q", st, errOut)
+	}
+	// A new Y adds its configurations only, and the old rows are kept bit
+	// for bit.
+	args2 := append(args[:len(args)-4:len(args)-4], "--y", "100,200,400", "--out", out)
+	st, _, errOut = drdam(t, args2...)
+	if st != 0 || !strings.Contains(errOut, "1 tasks to run, 4 configurations done already") {
+		t.Errorf("extended rerun: status %d, stderr %q", st, errOut)
+	}
+	rows2, err := experiment.ReadRows(filepath.Join(out, "points.csv"))
+	if err != nil || len(rows2) != 3*2*12 {
+		t.Fatalf("extended run: %d rows (%v), want %d", len(rows2), err, 3*2*12)
+	}
+	for i := range rows {
+		if rows2[i] != rows[i] {
+			t.Fatalf("row %d changed in the extended run: %+v → %+v", i, rows[i], rows2[i])
+		}
+	}
+	// Another seed into the same directory is refused, and --fresh starts
+	// over.
+	st, _, errOut = drdam(t, append(slicesClone(args), "--seed", "3")...)
+	if st != 1 || !strings.Contains(errOut, "different configuration") {
+		t.Errorf("other seed: status %d, stderr %q", st, errOut)
+	}
+	mustRun(t, append(slicesClone(args), "--seed", "3", "--fresh")...)
+	rows3, _ := experiment.ReadRows(filepath.Join(out, "points.csv"))
+	if len(rows3) != len(rows) {
+		t.Errorf("--fresh: %d rows, want %d", len(rows3), len(rows))
+	}
+}
+
+func slicesClone(s []string) []string { return append([]string(nil), s...) }
+
+// TestPaperOtherExperiments runs retrieval-error, error-vs-k and
+// basis-ablation (on an ARFF file) on tiny grids and checks their figures,
+// and that --config replays a run's configuration.
+func TestPaperOtherExperiments(t *testing.T) {
+	dir := t.TempDir()
+	r := filepath.Join(dir, "r")
+	mustRun(t, "experiment", "retrieval-error", "--d", "16", "--k", "8", "--beta", "10", "--y", "200", "--steps", "50", "--out", r)
+	k := filepath.Join(dir, "k")
+	mustRun(t, "experiment", "error-vs-k", "--d", "16", "--k", "5,10", "--beta", "10", "--y", "200", "--out", k)
+	arff := filepath.Join(dir, "tiny.arff")
+	var sb strings.Builder
+	sb.WriteString("% tiny\n@relation tiny\n@attribute a numeric\n@attribute b numeric\n@attribute c numeric\n@attribute class {x,y}\n@data\n")
+	for i := range 30 {
+		sb.WriteString(strings.Join([]string{itoa(i % 7), itoa(i % 5), itoa(i % 3)}, ",") + ",x\n")
+	}
+	if err := os.WriteFile(arff, []byte(sb.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b := filepath.Join(dir, "b")
+	mustRun(t, "experiment", "basis-ablation", "--data", arff, "--stored", "10", "--new", "5", "--beta", "1,5", "--y", "100",
+		"--projections", "gaussian", "--out", b)
+	for _, f := range []string{"r/fig4a-hamming.png", "k/fig5-energy.png", "k/fig5-gradient.svg", "b/fig6-gaussian.png", "b/findings.md"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	// --config replays the configuration into a new directory.
+	r2 := filepath.Join(dir, "r2")
+	mustRun(t, "experiment", "retrieval-error", "--config", filepath.Join(r, "config.json"), "--out", r2)
+	a, _ := experiment.ReadRows(filepath.Join(r, "points.csv"))
+	c, _ := experiment.ReadRows(filepath.Join(r2, "points.csv"))
+	if len(a) == 0 || len(a) != len(c) {
+		t.Fatalf("replay: %d rows, want %d", len(c), len(a))
+	}
+	for i := range a {
+		if a[i] != c[i] {
+			t.Errorf("replayed row %d differs: %+v vs %+v", i, a[i], c[i])
+		}
+	}
+}
+
+func itoa(i int) string { return string(rune('0' + i)) }
+
+// TestPaperErrors checks that bad input gives a clear error and no files.
+func TestPaperErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.arff")
+	os.WriteFile(bad, []byte("@relation r\n@attribute a numeric\n@data\n1\nx\n"), 0o644)
+	for _, c := range []struct {
+		args   []string
+		status int
+		want   string
+	}{
+		{[]string{"experiment", "energy-error", "--scale", "huge"}, 2, "--scale"},
+		{[]string{"experiment", "energy-error", "--d", "0"}, 2, "--d"},
+		{[]string{"experiment", "energy-error", "--flip", "2"}, 2, "--flip"},
+		{[]string{"experiment", "energy-error", "--projection", "magic"}, 2, "--projection"},
+		{[]string{"experiment", "retrieval-error", "--step", "-1"}, 2, "--step"},
+		{[]string{"experiment", "basis-ablation", "--bases", "sin"}, 2, "--bases"},
+		{[]string{"experiment", "basis-ablation", "--data", bad}, 1, "bad.arff:5"},
+		{[]string{"experiment", "basis-ablation", "--stored", "20000"}, 1, "20000 stored"},
+		{[]string{"experiment", "energy-error", "--config", filepath.Join(dir, "none.json")}, 1, "none.json"},
+		{[]string{"experiment", "energy-error", "--d", "3", "--k", "10"}, 1, "2^3"},
+		{[]string{"reproduce", "--only", "fig9"}, 2, "fig9"},
+	} {
+		out := filepath.Join(dir, "out")
+		st, _, errOut := drdam(t, append(c.args, "--out", out)...)
+		if st != c.status || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: status %d, stderr %q; want %d and %q", c.args, st, errOut, c.status, c.want)
+		}
+		if _, err := os.Stat(filepath.Join(out, "points.csv")); err == nil {
+			t.Errorf("%v: wrote points.csv", c.args)
+		}
+	}
+}
+
+// TestPaperEstimate checks that --estimate prints the plan and writes
+// nothing, at the paper's scale.
+func TestPaperEstimate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x")
+	for _, name := range reproduceOrder {
+		st, stdout, _ := drdam(t, "experiment", name, "--scale", "paper", "--estimate", "--out", out)
+		if st != 0 || !strings.HasPrefix(stdout, name+"\tpaper\t") {
+			t.Errorf("%s: status %d, stdout %q", name, st, stdout)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--estimate created the output directory")
+	}
+}
+
+// TestReproduceReport checks the report of a (tiny) run: a summary row per
+// finding, each finding's verdict, the figures and a statement wherever a
+// claim does not hold.
+func TestReproduceReport(t *testing.T) {
+	var o, eb bytes.Buffer
+	e := &env{stdout: &o, stderr: &eb}
+	s := defaultSpec("energy-error", "quick")
+	s.D, s.K, s.Beta, s.Y = []int{16}, []int{10}, []float64{5, 10}, []int{100, 200}
+	res, err := runPaperSpec(e, s, filepath.Join(t.TempDir(), "energy-error"), false, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.findings[0].Verdict = experiment.DoesNotHold // as a report would show it
+	rep := reproduceReport([]*paperResult{res}, "quick", time.Minute)
+	for _, want := range []string{"| energy-error | Obs. 1 |", "| energy-error | Obs. 3 |", "**Differs from the paper (Obs. 1):**",
+		"![fig3-energy](energy-error/fig3-energy.png)", "Rerun: `drdam experiment energy-error"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+}

@@ -1,0 +1,399 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/metrics"
+	"github.com/drdam/drdam/synth"
+)
+
+// BinaryGrid is the grid of the experiments on random binary patterns:
+// energy-error (Fig. 3, §4.1), retrieval-error (Fig. 4A, §4.2) and
+// error-vs-k (Fig. 5, appendix). For each D and K, K unique patterns in
+// {0, 1/√D}^D are stored; the queries are the stored patterns ("at"), the
+// same with a fraction Flip of their bits flipped ("near") and K fresh
+// patterns distinct from the stored ones ("far"). The stored patterns for
+// a smaller K are the first rows of those for a larger one.
+type BinaryGrid struct {
+	Ds, Ks     []int     // pattern dimensions and numbers of stored patterns
+	Betas      []float64 // inverse temperatures
+	Ys         []int     // numbers of random projections
+	Projection features.ProjectionKind
+	Basis      features.Basis // default SinCos
+	Flip       float64        // fraction of bits flipped for near queries (the paper: 0.1)
+	Seed       uint64         // seed of the patterns and of the first projection
+	// Seeds is the number of independent projections (seeds Seed, Seed+1,
+	// …) per configuration, default 1; standard errors are then taken
+	// across them (see Point).
+	Seeds     int
+	Precision dam.Precision // of DrDAM; MrDAM is always float64
+}
+
+// Retrieval configures the descents of retrieval-error (§4.2): x ← x −
+// η∇E from each query until |E(x^t) − E(x^(t−1))| < Tol or MaxSteps
+// steps, for MrDAM and DrDAM alike.
+type Retrieval struct {
+	Queries  int     // queries per set: the first Queries of the K (0: all K)
+	Step     float64 // η (the paper's code: 0.03)
+	MaxSteps int     // L (the paper's code: 1000)
+	Tol      float64 // convergence threshold on the energy change, 0 for none
+}
+
+func (g *BinaryGrid) check(name string) error {
+	if len(g.Ds) == 0 || len(g.Ks) == 0 || len(g.Betas) == 0 || len(g.Ys) == 0 {
+		return fmt.Errorf("%s: empty grid (%d D, %d K, %d β, %d Y)", name, len(g.Ds), len(g.Ks), len(g.Betas), len(g.Ys))
+	}
+	for _, k := range g.Ks {
+		for _, d := range g.Ds {
+			if d < 63 && float64(2*k) > math.Exp2(float64(d)) {
+				return fmt.Errorf("%s: K = %d needs %d distinct patterns, more than the 2^%d of dimension D = %d", name, k, 2*k, d, d)
+			}
+		}
+	}
+	if !(g.Flip >= 0 && g.Flip <= 1) {
+		return fmt.Errorf("%s: flip fraction %v outside [0, 1]", name, g.Flip)
+	}
+	if g.Seeds < 0 {
+		return fmt.Errorf("%s: Seeds = %d, want ≥ 1", name, g.Seeds)
+	}
+	if g.Basis == 0 {
+		g.Basis = features.SinCos
+	}
+	if g.Projection == 0 {
+		g.Projection = features.Gaussian
+	}
+	return nil
+}
+
+// binaryData is the patterns and queries of one (D, K), with MrDAM's
+// energies and gradients (or fixed points) at them per β.
+type binaryData struct {
+	d, k     int
+	stored   []float64 // K×D
+	queries  []float64 // at, near, far, guess: 4K×D
+	refE     map[float64][]float64
+	refG     map[float64][]float64
+	fixed    map[float64][]float64 // retrieval: MrDAM's binarized fixed points of at, near, far
+	setOrder []QuerySet
+}
+
+func newBinaryData(g *BinaryGrid, d, k int) (*binaryData, error) {
+	both, err := synth.Binary(g.Seed, 2*k, d)
+	if err != nil {
+		return nil, err
+	}
+	at, far := both[:k*d], both[k*d:]
+	near, err := synth.Flip(g.Seed+1, at, d, g.Flip)
+	if err != nil {
+		return nil, err
+	}
+	// The random guess of §4.1: fresh random queries, independent of the
+	// stored ones (they may coincide with one).
+	guess, err := synth.Binary(g.Seed+2, k, d)
+	if err != nil {
+		return nil, err
+	}
+	q := slices.Concat(at, near, far, guess)
+	return &binaryData{d: d, k: k, stored: at, queries: q, refE: map[float64][]float64{}, refG: map[float64][]float64{},
+		fixed: map[float64][]float64{}, setOrder: []QuerySet{At, Near, Far, Guess}}, nil
+}
+
+// ref returns MrDAM's energies and gradients at the 4K queries.
+func (bd *binaryData) ref(beta float64) ([]float64, []float64, error) {
+	if e, ok := bd.refE[beta]; ok {
+		return e, bd.refG[beta], nil
+	}
+	mr, err := dam.NewMrDAM(dam.Config{D: bd.d, Beta: beta, Precision: dam.Float64})
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := mr.Add(bd.stored); err != nil {
+		return nil, nil, err
+	}
+	n := len(bd.queries) / bd.d
+	e, g := make([]float64, n), make([]float64, n*bd.d)
+	if err := mr.EnergyGrad(e, g, bd.queries); err != nil {
+		return nil, nil, fmt.Errorf("MrDAM D=%d β=%g: %w", bd.d, beta, err)
+	}
+	bd.refE[beta], bd.refG[beta] = e, g
+	return e, g, nil
+}
+
+// dataCache holds the data of the last (D, K) used, so that the tasks of
+// one (D, K), which run in a row, share it.
+type dataCache struct {
+	g  *BinaryGrid
+	bd *binaryData
+}
+
+func (c *dataCache) get(d, k int) (*binaryData, error) {
+	if c.bd == nil || c.bd.d != d || c.bd.k != k {
+		c.bd = nil
+		bd, err := newBinaryData(c.g, d, k)
+		if err != nil {
+			return nil, err
+		}
+		c.bd = bd
+	}
+	return c.bd, nil
+}
+
+// pendingBetas returns the β values of the grid whose key for (d, k, y)
+// is not done.
+func (g *BinaryGrid) pendingBetas(d, k, y int, done func(Key) bool) []Key {
+	var keys []Key
+	for _, b := range g.Betas {
+		key := Key{D: d, K: k, Y: y, Beta: b, Basis: g.Basis.String(), Projection: g.Projection.String()}
+		if done == nil || !done(key) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+// EnergyPlan returns the plan of the energy-error experiment (Fig. 3;
+// with one Y and several K, Fig. 5): for every (D, K, Y, β), the errors
+// |E − Ê| and ‖∇E − ∇Ê‖₂ of DrDAM against MrDAM at the at, near and far
+// queries, and at the random guess (MrDAM at the stored patterns against
+// DrDAM at fresh random queries, §4.1). Configurations for which done
+// returns true are left out; done may be nil.
+func EnergyPlan(g BinaryGrid, rates Rates, done func(Key) bool) (*Plan, error) {
+	if err := g.check("energy-error"); err != nil {
+		return nil, err
+	}
+	ns := max(1, g.Seeds)
+	cache := &dataCache{g: &g}
+	p := &Plan{Name: "energy-error"}
+	for _, d := range g.Ds {
+		for _, k := range g.Ks {
+			for _, y := range g.Ys {
+				keys := g.pendingBetas(d, k, y, done)
+				p.Skipped += len(g.Betas) - len(keys)
+				if len(keys) == 0 {
+					continue
+				}
+				cost := rates.evalCost(g.Projection, y, d, 4*k, 2*len(keys)*ns, len(keys)*ns) + rates.mrCost(k, d, 4*k, len(keys))
+				p.Tasks = append(p.Tasks, Task{
+					Label: fmt.Sprintf("D=%d K=%d Y=%d", d, k, y),
+					Keys:  keys,
+					Cost:  cost,
+					run: func() ([]Row, error) {
+						bd, err := cache.get(d, k)
+						if err != nil {
+							return nil, err
+						}
+						return energyTask(&g, bd, keys, ns)
+					},
+				})
+			}
+		}
+	}
+	return p, nil
+}
+
+// newDrDAM returns a DrDAM storing patterns, with the projection of the
+// given kind and seed (generated straight into the engine's layout, as
+// dam.NewDrDAM does).
+func newDrDAM(kind features.ProjectionKind, basis features.Basis, seed uint64, y, d int, beta float64,
+	prec dam.Precision, patterns []float64) (*dam.DrDAM, error) {
+	dr, err := dam.NewDrDAM(dam.Config{D: d, Y: y, Beta: beta, Basis: basis, Projection: kind, Seed: seed, Precision: prec})
+	if err != nil {
+		return nil, err
+	}
+	if err := dr.Add(patterns); err != nil {
+		return nil, err
+	}
+	return dr, nil
+}
+
+// projection returns the projection a DrDAM of this kind and seed uses.
+func projection(kind features.ProjectionKind, seed uint64, y, d int) (features.Projection, error) {
+	if kind == features.Structured {
+		return features.NewSORF(seed, y, d)
+	}
+	return features.NewSeeded(kind, seed, y, d)
+}
+
+func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int) ([]Row, error) {
+	d, k := bd.d, bd.k
+	n := len(bd.queries) / d
+	e, gr := make([]float64, n), make([]float64, n*d)
+	var rows []Row
+	// C₁ of the bound of Corollary 1, measured on the first seed's
+	// projection (SinCos only: its kernel estimate is a sum of cosines).
+	var c1 []float64
+	if g.Basis == features.SinCos {
+		proj, err := projection(g.Projection, g.Seed, keys[0].Y, d)
+		if err != nil {
+			return nil, err
+		}
+		betas := make([]float64, len(keys))
+		for i, key := range keys {
+			betas[i] = key.Beta
+		}
+		c1 = kernelSup(proj, bd.pairDiffs(), d, betas)
+		for i := range c1 {
+			c1[i] *= math.Sqrt(float64(keys[0].Y) / float64(d))
+		}
+	}
+	for ki, key := range keys {
+		refE, refG, err := bd.ref(key.Beta)
+		if err != nil {
+			return nil, err
+		}
+		// ee[s] and ge[s] hold the errors of set s, seed after seed.
+		ee, ge := make([][]float64, 4), make([][]float64, 4)
+		for r := range ns {
+			seed := g.Seed + uint64(r)
+			dr, err := newDrDAM(g.Projection, g.Basis, seed, key.Y, d, key.Beta, g.Precision, bd.stored)
+			if err != nil {
+				return nil, err
+			}
+			if err := dr.EnergyGrad(e, gr, bd.queries); err != nil {
+				return nil, fmt.Errorf("DrDAM %v seed %d: %w", key, seed, err)
+			}
+			for s := range 4 {
+				// The guess compares MrDAM at the stored patterns (set 0)
+				// with DrDAM at the random queries (set 3).
+				rs := s
+				if bd.setOrder[s] == Guess {
+					rs = 0
+				}
+				for q := range k {
+					ee[s] = append(ee[s], math.Abs(e[s*k+q]-refE[rs*k+q]))
+				}
+				n0 := len(ge[s])
+				ge[s] = slices.Grow(ge[s], k)[:n0+k]
+				metrics.GradErrors(ge[s][n0:], gr[s*k*d:(s+1)*k*d], refG[rs*k*d:(rs+1)*k*d], d)
+			}
+		}
+		for s, set := range bd.setOrder {
+			rows = append(rows, summarize(key, set, MetricEnergy, ee[s], ns), summarize(key, set, MetricGradient, ge[s], ns))
+		}
+		if c1 != nil {
+			rows = append(rows, boundRows(key, c1[ki], refE, k)...)
+		}
+	}
+	return rows, nil
+}
+
+// RetrievalPlan returns the plan of the retrieval-error experiment
+// (Fig. 4A, §4.2): for every (D, K, Y, β), MrDAM and DrDAM descend from the
+// same at, near and far queries; the row is the mean normalized Hamming
+// error Δ_H between their binarized fixed points. MrDAM's fixed points
+// are computed once per (D, K, β).
+func RetrievalPlan(g BinaryGrid, r Retrieval, rates Rates, done func(Key) bool) (*Plan, error) {
+	if err := g.check("retrieval-error"); err != nil {
+		return nil, err
+	}
+	if !(r.Step > 0) || r.MaxSteps < 1 || r.Tol < 0 || r.Queries < 0 {
+		return nil, fmt.Errorf("retrieval-error: step %v, %d steps, tolerance %v, %d queries: want a positive step and steps, a tolerance ≥ 0 and queries ≥ 0",
+			r.Step, r.MaxSteps, r.Tol, r.Queries)
+	}
+	ns := max(1, g.Seeds)
+	cache := &dataCache{g: &g}
+	p := &Plan{Name: "retrieval-error"}
+	for _, d := range g.Ds {
+		for _, k := range g.Ks {
+			nq := k
+			if r.Queries > 0 {
+				nq = min(k, r.Queries)
+			}
+			mrDone := map[float64]bool{}
+			for _, y := range g.Ys {
+				keys := g.pendingBetas(d, k, y, done)
+				p.Skipped += len(g.Betas) - len(keys)
+				if len(keys) == 0 {
+					continue
+				}
+				cost := rates.evalCost(g.Projection, y, d, 3*nq, len(keys)*ns*(r.MaxSteps+1), len(keys)*ns)
+				for _, key := range keys {
+					if !mrDone[key.Beta] {
+						mrDone[key.Beta] = true
+						cost += rates.mrCost(k, d, 3*nq, r.MaxSteps+1)
+					}
+				}
+				p.Tasks = append(p.Tasks, Task{
+					Label: fmt.Sprintf("D=%d K=%d Y=%d", d, k, y),
+					Keys:  keys,
+					Cost:  cost,
+					run: func() ([]Row, error) {
+						bd, err := cache.get(d, k)
+						if err != nil {
+							return nil, err
+						}
+						return retrievalTask(&g, r, bd, keys, nq, ns)
+					},
+				})
+			}
+		}
+	}
+	return p, nil
+}
+
+// retrievalQueries returns the first nq queries of the at, near and far
+// sets, 3nq×D.
+func (bd *binaryData) retrievalQueries(nq int) []float64 {
+	d, k := bd.d, bd.k
+	var x []float64
+	for s := range 3 {
+		x = append(x, bd.queries[s*k*d:(s*k+nq)*d]...)
+	}
+	return x
+}
+
+func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, ns int) ([]Row, error) {
+	d := bd.d
+	x0 := bd.retrievalQueries(nq)
+	opt := dam.RecallOptions{Step: r.Step, MaxSteps: r.MaxSteps, Tol: r.Tol}
+	var rows []Row
+	for _, key := range keys {
+		ref, ok := bd.fixed[key.Beta]
+		if !ok {
+			mr, err := dam.NewMrDAM(dam.Config{D: d, Beta: key.Beta, Precision: dam.Float64})
+			if err != nil {
+				return nil, err
+			}
+			if err := mr.Add(bd.stored); err != nil {
+				return nil, err
+			}
+			res, err := dam.Recall(mr, x0, opt)
+			if err != nil {
+				return nil, fmt.Errorf("MrDAM D=%d β=%g: %w", d, key.Beta, err)
+			}
+			ref = res.X
+			bd.fixed[key.Beta] = ref
+		}
+		h := make([][]float64, 3)
+		for rr := range ns {
+			seed := g.Seed + uint64(rr)
+			dr, err := newDrDAM(g.Projection, g.Basis, seed, key.Y, d, key.Beta, g.Precision, bd.stored)
+			if err != nil {
+				return nil, err
+			}
+			res, err := dam.Recall(dr, x0, opt)
+			if err != nil {
+				return nil, fmt.Errorf("DrDAM %v seed %d: %w", key, seed, err)
+			}
+			for s := range 3 {
+				for q := range nq {
+					i := (s*nq + q) * d
+					h[s] = append(h[s], metrics.Hamming(ref[i:i+d], res.X[i:i+d]))
+				}
+			}
+		}
+		for s, set := range QuerySets {
+			rows = append(rows, summarize(key, set, MetricHamming, h[s], ns))
+		}
+		mr := make([]float64, nq)
+		for q := range nq {
+			mr[q] = metrics.Hamming(ref[q*d:(q+1)*d], bd.stored[q*d:(q+1)*d])
+		}
+		rows = append(rows, summarize(key, At, MetricMrRecall, mr, 1))
+	}
+	return rows, nil
+}

@@ -1,0 +1,237 @@
+package experiment
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/drdam/drdam/datasets"
+	"github.com/drdam/drdam/features"
+)
+
+// runPlan runs a plan and returns its rows.
+func runPlan(t *testing.T, p *Plan, err error) []Row {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []Row
+	if err := p.Run(func(r []Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func onlySets(rows []Row, sets ...QuerySet) []Row {
+	return Select(rows, func(r Row) bool { return slices.Contains(sets, r.Queries) })
+}
+
+func requireVerdict(t *testing.T, f Finding, want string) {
+	t.Helper()
+	if f.Verdict != want {
+		t.Errorf("%s: verdict %q, want %q\n  %s", f.Name, f.Verdict, want, strings.Join(f.Details, "\n  "))
+	}
+}
+
+// TestObservationsEnergy checks the direction of Obs. 1, 2 and 3 of §4.1
+// on a tiny grid (K = 100, D ∈ {32, 256}, β ∈ {10, 50}, Y ∈ {8000,
+// 32000}; about a second), with the same rules as the report. The sizes
+// are chosen where the effects are large against the sampling noise, and
+// the assertions held for each of 30 seeds tried (1–30), not only this one:
+//   - Obs. 1 at β = 50: a far query's kernel sum is ~K·e^{−β/4} ≈ 4·10⁻⁴
+//     against ≥ 1 at a stored pattern, while the noise of φ·T is the same
+//     (~√(K/Y)): far errors were 12–26× the at/near ones.
+//   - Obs. 2 for near and far queries: the kernel sum shrinks by orders of
+//     magnitude from β = 10 to 50; the errors grew 16–73× (median). At the
+//     stored patterns the claim is not asserted: the kernel sum stays ≥ 1
+//     there, so the energy error (~noise/β) grows far less (the report
+//     gives the numbers).
+//   - Obs. 3 (energy) at β = 50, D = 256: the far kernel sum (~10⁻⁹) is
+//     below the noise at any affordable Y, so the median energy error does
+//     not fall with Y (exponent −0.00 to −0.10 over the 30 seeds), while at
+//     the stored patterns the error falls as Y^−½ (−0.37 to −0.69). The far
+//     gradient is not asserted: its mean is ruled by rare queries near the
+//     clip floor (exponent −0.9 to +2.4 across seeds) and its median did
+//     fall (−0.3 to −0.9) at this D; the report shows what it does at the
+//     paper's D.
+func TestObservationsEnergy(t *testing.T) { observationsEnergy(t, 7) }
+
+func observationsEnergy(t *testing.T, seed uint64) {
+	g := BinaryGrid{Ds: []int{32, 256}, Ks: []int{100}, Betas: []float64{10, 50}, Ys: []int{8000, 32000}, Flip: 0.1, Seed: seed}
+	p, err := EnergyPlan(g, DefaultRates, nil)
+	rows := runPlan(t, p, err)
+	// Per configuration: 4 sets × 2 metrics, C₁, and 3 bounds.
+	if want := 2 * 1 * 2 * 2 * (4*2 + 1 + 3); len(rows) != want {
+		t.Fatalf("%d rows, want %d (D × K × β × Y × rows per configuration)", len(rows), want)
+	}
+	beta50 := Select(rows, func(r Row) bool { return r.Beta == 50 })
+	requireVerdict(t, ObserveNearFar(beta50), Holds)
+	requireVerdict(t, ObserveBeta(onlySets(rows, Near, Far)), Holds)
+	requireVerdict(t, ObserveSaturation(Select(rows, func(r Row) bool { return r.Metric == MetricEnergy })), Holds)
+	k := Key{D: 256, K: 100, Beta: 50, Basis: "sincos", Projection: "gaussian"}
+	for _, m := range []string{MetricEnergy, MetricGradient} {
+		if p, _, _, ok := slopeOverY(rows, k, At, m); !ok || p > -0.3 {
+			t.Errorf("D=256 β=50 at %s: error ∝ Y^%.2f, want the random-feature rate (≤ −0.3)", m, p)
+		}
+	}
+	// DrDAM at the stored patterns is far better than the random guess.
+	for _, m := range []string{MetricEnergy, MetricGradient} {
+		gb, ok := GuessBaseline(rows, 256, m)
+		at, _ := Find(rows, Key{D: 256, K: 100, Y: 32000, Beta: 50, Basis: "sincos", Projection: "gaussian"}, At, m)
+		if !ok || !(at.Mean < gb/10) {
+			t.Errorf("%s: error at the stored patterns %.3g not below a tenth of the random guess %.3g", m, at.Mean, gb)
+		}
+	}
+}
+
+// TestObservationK checks the trend of Fig. 5 on a tiny grid: at fixed Y
+// = 2000 and β = 40, the errors at and near the stored patterns grow with
+// K ∈ {10, 40, 160} (D = 32). At β = 40 the kernel sum at a stored pattern
+// stays ≈ 1 while the noise of φ·T grows as √K, so the error grows ~4×
+// over the grid, far above the noise of 10–160 queries. (At small β the
+// kernel sum itself grows with K and the trend can reverse; the report
+// shows it.) The assertion held for each of the seeds 1–20.
+func TestObservationK(t *testing.T) {
+	g := BinaryGrid{Ds: []int{32}, Ks: []int{10, 40, 160}, Betas: []float64{40}, Ys: []int{2000}, Flip: 0.1, Seed: 3}
+	p, err := EnergyPlan(g, DefaultRates, nil)
+	rows := runPlan(t, p, err)
+	requireVerdict(t, ObserveK(rows), Holds)
+}
+
+// TestObservationBases checks Fig. 6 on the embedded Letter data (100
+// stored, 50 new points, Y = 2000, β ∈ {10, 30}): the trigonometric bases
+// beat Exp and ExpExp. Their errors differ by 80× and more at these β on
+// the quick grid (the variance of the positive features grows as
+// e^{β‖x+y‖²}), so the comparison cannot flip by chance (it held for
+// each of the seeds 1–20).
+func TestObservationBases(t *testing.T) {
+	m, _, err := datasets.Letter()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := m.Cols
+	idx := datasets.Unique(m.Data, d)[:2000]
+	x := make([]float64, 0, len(idx)*d)
+	for _, i := range idx {
+		x = append(x, m.Data[i*d:(i+1)*d]...)
+	}
+	if _, _, err := datasets.NormalizeUnitBox(x, x, d); err != nil {
+		t.Fatal(err)
+	}
+	g := BasisGrid{Data: x, D: d, Stored: 100, New: 50, Betas: []float64{10, 30}, Ys: []int{2000},
+		Bases:       []features.Basis{features.Cos, features.SinCos, features.Exp, features.ExpExp},
+		Projections: []features.ProjectionKind{features.Gaussian}, Seed: 1}
+	p, err := BasisPlan(g, DefaultRates, nil)
+	rows := runPlan(t, p, err)
+	if want := 4 * 2 * 2 * 2; len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	requireVerdict(t, ObserveBases(rows), Holds)
+}
+
+// TestRetrieval checks retrieval-error on a tiny grid (D = 32, K = 20, β =
+// 40): with Y = 20000 features, DrDAM's descent from the stored patterns
+// ends at MrDAM's fixed points (Δ_H = 0: at β = 40 each stored pattern is
+// a deep minimum, and the gradient noise at Y = 2·10⁴ is ~100× below the
+// restoring force), while far queries end elsewhere (Δ_H > 0.1; Obs. 3:
+// there DrDAM's gradient is noise). The assertions held for each of the
+// seeds 1–20.
+func TestRetrieval(t *testing.T) {
+	g := BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: 5}
+	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, DefaultRates, nil)
+	rows := runPlan(t, p, err)
+	if len(rows) != 4 {
+		t.Fatalf("%d rows, want 4 (3 sets and MrDAM's own recall)", len(rows))
+	}
+	get := func(q QuerySet) Row {
+		r, ok := Find(rows, rows[0].Key(), q, MetricHamming)
+		if !ok {
+			t.Fatalf("no %s row", q)
+		}
+		return r
+	}
+	if at := get(At); at.Mean != 0 {
+		t.Errorf("Δ_H at the stored patterns = %v, want 0", at.Mean)
+	}
+	if far := get(Far); !(far.Mean > 0.1) {
+		t.Errorf("Δ_H far = %v, want > 0.1", far.Mean)
+	}
+	requireVerdict(t, ObserveRetrieval(rows), Holds)
+	if mr, ok := Find(rows, rows[0].Key(), At, MetricMrRecall); !ok || mr.Mean != 0 {
+		t.Errorf("MrDAM's fixed points from the stored patterns differ from them: %v", mr)
+	}
+}
+
+// TestResume checks that a plan leaves out the configurations done
+// already, and that rows survive a CSV round trip bit for bit.
+func TestResume(t *testing.T) {
+	g := BinaryGrid{Ds: []int{16}, Ks: []int{10}, Betas: []float64{5, 10}, Ys: []int{100, 200}, Flip: 0.1}
+	p, err := EnergyPlan(g, DefaultRates, nil)
+	rows := runPlan(t, p, err)
+	path := filepath.Join(t.TempDir(), "points.csv")
+	if err := WriteRows(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRows(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(back, rows) {
+		t.Fatalf("rows changed in a CSV round trip")
+	}
+	done := map[Key]bool{}
+	for _, r := range rows {
+		if r.Y == 100 || r.Beta == 5 {
+			done[r.Key()] = true
+		}
+	}
+	p2, err := EnergyPlan(g, DefaultRates, func(k Key) bool { return done[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p2.Tasks) != 1 || len(p2.Tasks[0].Keys) != 1 || p2.Skipped != 3 {
+		t.Fatalf("resumed plan: %d tasks, skipped %d; want 1 task (Y = 200, β = 10) and 3 skipped", len(p2.Tasks), p2.Skipped)
+	}
+	again := runPlan(t, p2, nil)
+	want := Select(rows, func(r Row) bool { return r.Y == 200 && r.Beta == 10 })
+	if !slices.Equal(again, want) {
+		t.Errorf("resumed rows differ from the first run's: the run is not deterministic")
+	}
+}
+
+func TestReadRowsErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ name, text, want string }{
+		{"empty.csv", "", "empty file"},
+		{"header.csv", "a,b\n", "header"},
+		{"number.csv", strings.Join(csvHeader, ",") + "\n30,500,1000,x,sincos,gaussian,at,energy,1,1,1,500\n", "number.csv:2: field beta"},
+		{"fields.csv", strings.Join(csvHeader, ",") + "\n30,500\n", "wrong number of fields"},
+		{"beta.csv", strings.Join(csvHeader, ",") + "\n30,500,1000,-1,sincos,gaussian,at,energy,1,1,1,500\n", "want a positive number"},
+	} {
+		path := filepath.Join(dir, c.name)
+		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadRows(path)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestFits(t *testing.T) {
+	ys := []float64{100, 400, 1600}
+	errs := []float64{0.3, 0.15, 0.075}
+	if b, ok := FitInvSqrt(ys, errs); !ok || math.Abs(b-3) > 1e-12 {
+		t.Errorf("FitInvSqrt = %v, %v; want 3 (exact b/√Y data)", b, ok)
+	}
+	if p, ok := LogSlope(ys, errs); !ok || math.Abs(p+0.5) > 1e-12 {
+		t.Errorf("LogSlope = %v, %v; want −0.5", p, ok)
+	}
+	if _, ok := LogSlope([]float64{1, 2}, []float64{0, 1}); ok {
+		t.Error("LogSlope with one positive point should fail")
+	}
+}

@@ -1,0 +1,148 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/features"
+)
+
+// Task is one unit of work of a Plan: one (D, K, Y, basis, projection),
+// measured at the β values of Keys (those not already done when the plan
+// was made).
+type Task struct {
+	Label string  // e.g. "D=100 K=500 Y=20000 sincos gaussian"
+	Keys  []Key   // the configurations it measures, one per β
+	Cost  float64 // estimated cost in seconds, from the Rates the plan was made with
+	run   func() ([]Row, error)
+}
+
+// Plan is the work of one experiment run: its tasks in order.
+type Plan struct {
+	Name    string
+	Tasks   []Task
+	Skipped int // configurations left out because they were done already
+}
+
+// Cost returns the estimated run time of the plan.
+func (p *Plan) Cost() time.Duration {
+	var s float64
+	for _, t := range p.Tasks {
+		s += t.Cost
+	}
+	return time.Duration(s * float64(time.Second))
+}
+
+// Run runs the tasks in order. After each, it passes the task's rows to
+// sink (which may save them: a run stopped later keeps them) and reports
+// progress as estimated seconds of work done out of the total.
+func (p *Plan) Run(sink func([]Row) error, progress func(done, total float64, label string)) error {
+	var total, done float64
+	for _, t := range p.Tasks {
+		total += t.Cost
+	}
+	for _, t := range p.Tasks {
+		rows, err := t.run()
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", p.Name, t.Label, err)
+		}
+		if err := sink(rows); err != nil {
+			return err
+		}
+		done += t.Cost
+		if progress != nil {
+			progress(done, total, t.Label)
+		}
+	}
+	return nil
+}
+
+// Rates are the measured speeds of this machine that turn a plan into an
+// estimated run time.
+type Rates struct {
+	DenseNs float64 // ns per multiply-add of a dense projection (Y·D per query and direction)
+	GenNs   float64 // ns to generate one Gaussian projection entry
+	SORFNs  float64 // ns per Y·log₂N of a structured projection, per query and direction
+	TrigNs  float64 // ns per feature per query for the basis functions
+}
+
+// DefaultRates are rough speeds of a recent two-core x86 machine in
+// float64, used when no calibration is made.
+var DefaultRates = Rates{DenseNs: 0.03, GenNs: 9, SORFNs: 0.6, TrigNs: 2}
+
+// Calibrate measures Rates on this machine with a few small DrDAM
+// evaluations in precision p (about a second).
+func Calibrate(p dam.Precision) (Rates, error) {
+	const d, y, b = 256, 8192, 256
+	r := DefaultRates
+	x := make([]float64, b*d)
+	for i := range x {
+		x[i] = float64(i%7) / 7 / 16
+	}
+	e, g := make([]float64, b), make([]float64, b*d)
+	timeIt := func(kind features.ProjectionKind) (gen, eval float64, err error) {
+		t0 := time.Now()
+		m, err := dam.NewDrDAM(dam.Config{D: d, Y: y, Beta: 10, Projection: kind, Precision: p, Seed: 1})
+		if err != nil {
+			return 0, 0, err
+		}
+		if err := m.Add(x[:d]); err != nil {
+			return 0, 0, err
+		}
+		gen = time.Since(t0).Seconds()
+		best := math.Inf(1)
+		for range 3 {
+			t1 := time.Now()
+			if err := m.EnergyGrad(e, g, x); err != nil {
+				return 0, 0, err
+			}
+			best = min(best, time.Since(t1).Seconds())
+		}
+		return gen, best, nil
+	}
+	gen, eval, err := timeIt(features.Gaussian)
+	if err != nil {
+		return r, err
+	}
+	// An evaluation is two dense products (forward and transposed) and the
+	// basis functions; attribute a fixed share to the latter, as measured
+	// on the machines of BENCHMARKS.md.
+	trig := eval * 0.15
+	r.TrigNs = trig * 1e9 / (y * b)
+	r.DenseNs = (eval - trig) * 1e9 / (2 * y * d * b)
+	r.GenNs = gen * 1e9 / (y * d)
+	_, seval, err := timeIt(features.Structured)
+	if err != nil {
+		return r, err
+	}
+	r.SORFNs = max(0, seval-trig) * 1e9 / (2 * y * math.Log2(d) * b)
+	return r, nil
+}
+
+// evalCost estimates the seconds of `evals` evaluations of b queries with
+// a Y×D projection of the given kind, plus generating it gens times.
+func (r Rates) evalCost(kind features.ProjectionKind, y, d, b, evals, gens int) float64 {
+	fy, fd, fb := float64(y), float64(d), float64(b)
+	var per, gen float64
+	switch kind {
+	case features.Structured:
+		n := math.Max(64, math.Exp2(math.Ceil(math.Log2(fd))))
+		per = 2 * fy * math.Log2(n) * fb * r.SORFNs
+	case features.Orthogonal:
+		per = 2 * fy * fd * fb * r.DenseNs
+		gen = fy * fd * fd * r.DenseNs * 4 // QR of D×D blocks
+	default:
+		per = 2 * fy * fd * fb * r.DenseNs
+		gen = fy * fd * r.GenNs
+	}
+	per += fy * fb * r.TrigNs
+	return (per*float64(evals) + gen*float64(gens)) * 1e-9
+}
+
+// mrCost estimates the seconds of `evals` MrDAM evaluations of b queries
+// with K memories of dimension D.
+func (r Rates) mrCost(k, d, b, evals int) float64 {
+	return (2*float64(k)*float64(d)*float64(b)*r.DenseNs + float64(k)*float64(b)*r.TrigNs) * float64(evals) * 1e-9
+}

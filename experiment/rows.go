@@ -1,0 +1,178 @@
+package experiment
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/metrics"
+)
+
+// The metrics a Row can hold.
+const (
+	MetricEnergy   = "energy"   // |E − Ê|, eq. MAE
+	MetricGradient = "gradient" // ‖∇E − ∇Ê‖₂, eq. MAE
+	MetricHamming  = "hamming"  // Δ_H between binarized fixed points, eq. binarize-op-hamming-err
+	// MetricMrRecall is Δ_H between MrDAM's fixed points from the stored
+	// patterns and the patterns themselves: 0 where they are fixed points,
+	// large where β is too small for K memories to be separate minima.
+	MetricMrRecall = "mrdam_recall"
+)
+
+// Query sets beyond those of §4.1: the random-guess baseline of §4.1 and
+// the stored and new patterns of the basis ablation (Fig. 6).
+const (
+	Guess  QuerySet = "guess"  // MrDAM at the stored patterns against DrDAM at fresh random queries
+	Stored QuerySet = "stored" // the stored patterns (Fig. 6)
+	New    QuerySet = "new"    // patterns not stored (Fig. 6)
+)
+
+// Row is one measured value of an experiment: the mean, standard error
+// and median of one metric over Count queries, at one configuration. Rows
+// are the tidy table every experiment writes (one CSV row each) and every
+// figure and observation is drawn from.
+type Row struct {
+	D, K, Y    int
+	Beta       float64
+	Basis      string // feature basis: sincos, cos, exp or expexp
+	Projection string // gaussian, orthogonal or structured
+	Queries    QuerySet
+	Metric     string
+	Mean, SE   float64
+	Median     float64
+	Count      int
+}
+
+// Key identifies the configuration of a Row apart from its query set and
+// metric: the unit of work that is skipped when a run is resumed.
+type Key struct {
+	D, K, Y    int
+	Beta       float64
+	Basis      string
+	Projection string
+}
+
+// Key returns the configuration of r.
+func (r Row) Key() Key {
+	return Key{D: r.D, K: r.K, Y: r.Y, Beta: r.Beta, Basis: r.Basis, Projection: r.Projection}
+}
+
+func (k Key) String() string {
+	return fmt.Sprintf("D=%d K=%d Y=%d β=%g %s %s", k.D, k.K, k.Y, k.Beta, k.Basis, k.Projection)
+}
+
+var csvHeader = []string{"D", "K", "Y", "beta", "basis", "projection", "queries", "metric", "mean", "se", "median", "count"}
+
+// WriteRows writes rows as CSV with a header to path, atomically: a
+// failed write leaves any previous file in place.
+func WriteRows(path string, rows []Row) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write(csvHeader)
+		g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+		for _, r := range rows {
+			cw.Write([]string{strconv.Itoa(r.D), strconv.Itoa(r.K), strconv.Itoa(r.Y), g(r.Beta), r.Basis, r.Projection,
+				string(r.Queries), r.Metric, g(r.Mean), g(r.SE), g(r.Median), strconv.Itoa(r.Count)})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// ReadRows reads a CSV written by WriteRows. A missing file gives an error
+// for which errors.Is(err, fs.ErrNotExist) holds; any other problem names
+// the file, the line and the field.
+func ReadRows(path string) ([]Row, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	cr := csv.NewReader(f)
+	cr.FieldsPerRecord = len(csvHeader)
+	head, err := cr.Read()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("%s: empty file, want a header %q", path, strings.Join(csvHeader, ","))
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !slices.Equal(head, csvHeader) {
+		return nil, fmt.Errorf("%s:1: header %q, want %q", path, strings.Join(head, ","), strings.Join(csvHeader, ","))
+	}
+	var rows []Row
+	for {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		line, _ := cr.FieldPos(0)
+		var r Row
+		var perr error
+		num := func(i int) float64 {
+			v, err := strconv.ParseFloat(rec[i], 64)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("%s:%d: field %s: want a number, found %q", path, line, csvHeader[i], rec[i])
+			}
+			return v
+		}
+		integer := func(i int) int {
+			v, err := strconv.Atoi(rec[i])
+			if (err != nil || v < 0) && perr == nil {
+				perr = fmt.Errorf("%s:%d: field %s: want a non-negative integer, found %q", path, line, csvHeader[i], rec[i])
+			}
+			return v
+		}
+		r.D, r.K, r.Y = integer(0), integer(1), integer(2)
+		r.Beta = num(3)
+		r.Basis, r.Projection, r.Queries, r.Metric = rec[4], rec[5], QuerySet(rec[6]), rec[7]
+		r.Mean, r.SE, r.Median = num(8), num(9), num(10)
+		r.Count = integer(11)
+		if perr != nil {
+			return nil, perr
+		}
+		if !(r.Beta > 0) || math.IsInf(r.Beta, 0) {
+			return nil, fmt.Errorf("%s:%d: field beta: want a positive number, found %q", path, line, rec[3])
+		}
+		rows = append(rows, r)
+	}
+}
+
+// Select returns the rows for which keep is true, in order.
+func Select(rows []Row, keep func(Row) bool) []Row {
+	var out []Row
+	for _, r := range rows {
+		if keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Find returns the first row with the given key, query set and metric.
+func Find(rows []Row, k Key, q QuerySet, metric string) (Row, bool) {
+	for _, r := range rows {
+		if r.Key() == k && r.Queries == q && r.Metric == metric {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// summarize returns the Row of the errors v (the values of ns equal groups
+// of queries, one group per projection seed) at the given configuration.
+func summarize(k Key, q QuerySet, metric string, v []float64, ns int) Row {
+	mean, se := meanSE(v, ns)
+	return Row{D: k.D, K: k.K, Y: k.Y, Beta: k.Beta, Basis: k.Basis, Projection: k.Projection,
+		Queries: q, Metric: metric, Mean: mean, SE: se, Median: metrics.Median(v), Count: len(v)}
+}
