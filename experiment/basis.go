@@ -99,7 +99,7 @@ func BasisPlan(g BasisGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 					Label: fmt.Sprintf("%v %v Y=%d", basis, kind, y),
 					Keys:  keys,
 					Cost:  rates.evalCost(kind, y, d, nq, 2*len(keys), len(keys)) + rates.mrCost(g.Stored, d, nq, 1),
-					run: func() ([]Row, error) {
+					run: func(part func(float64)) ([]Row, error) {
 						e, gr := make([]float64, nq), make([]float64, nq*d)
 						var rows []Row
 						for _, key := range keys {

@@ -181,12 +181,12 @@ func EnergyPlan(g BinaryGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 					Label: fmt.Sprintf("D=%d K=%d Y=%d", d, k, y),
 					Keys:  keys,
 					Cost:  cost,
-					run: func() ([]Row, error) {
+					run: func(part func(float64)) ([]Row, error) {
 						bd, err := cache.get(d, k)
 						if err != nil {
 							return nil, err
 						}
-						return energyTask(&g, bd, keys, ns)
+						return energyTask(&g, bd, keys, ns, part)
 					},
 				})
 			}
@@ -218,7 +218,7 @@ func projection(kind features.ProjectionKind, seed uint64, y, d int) (features.P
 	return features.NewSeeded(kind, seed, y, d)
 }
 
-func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int) ([]Row, error) {
+func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int, part func(float64)) ([]Row, error) {
 	d, k := bd.d, bd.k
 	n := len(bd.queries) / d
 	e, gr := make([]float64, n), make([]float64, n*d)
@@ -277,6 +277,9 @@ func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int) ([]Row, error
 		if c1 != nil {
 			rows = append(rows, boundRows(key, c1[ki], refE, k)...)
 		}
+		if part != nil {
+			part(float64(ki+1) / float64(len(keys)))
+		}
 	}
 	return rows, nil
 }
@@ -321,12 +324,12 @@ func RetrievalPlan(g BinaryGrid, r Retrieval, rates Rates, done func(Key) bool) 
 					Label: fmt.Sprintf("D=%d K=%d Y=%d", d, k, y),
 					Keys:  keys,
 					Cost:  cost,
-					run: func() ([]Row, error) {
+					run: func(part func(float64)) ([]Row, error) {
 						bd, err := cache.get(d, k)
 						if err != nil {
 							return nil, err
 						}
-						return retrievalTask(&g, r, bd, keys, nq, ns)
+						return retrievalTask(&g, r, bd, keys, nq, ns, part)
 					},
 				})
 			}
@@ -346,12 +349,12 @@ func (bd *binaryData) retrievalQueries(nq int) []float64 {
 	return x
 }
 
-func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, ns int) ([]Row, error) {
+func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, ns int, part func(float64)) ([]Row, error) {
 	d := bd.d
 	x0 := bd.retrievalQueries(nq)
 	opt := dam.RecallOptions{Step: r.Step, MaxSteps: r.MaxSteps, Tol: r.Tol}
 	var rows []Row
-	for _, key := range keys {
+	for ki, key := range keys {
 		ref, ok := bd.fixed[key.Beta]
 		if !ok {
 			mr, err := dam.NewMrDAM(dam.Config{D: d, Beta: key.Beta, Precision: dam.Float64})
@@ -375,7 +378,11 @@ func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, n
 			if err != nil {
 				return nil, err
 			}
-			res, err := dam.Recall(dr, x0, opt)
+			res, err := descend(dr, x0, opt, func(t int) {
+				if part != nil {
+					part((float64(ki*ns+rr) + float64(t)/float64(r.MaxSteps)) / float64(len(keys)*ns))
+				}
+			})
 			if err != nil {
 				return nil, fmt.Errorf("DrDAM %v seed %d: %w", key, seed, err)
 			}
@@ -396,4 +403,28 @@ func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, n
 		rows = append(rows, summarize(key, At, MetricMrRecall, mr, 1))
 	}
 	return rows, nil
+}
+
+// descend runs the descent of m from x0, calling step (every 10 steps)
+// with the number of steps taken.
+func descend(m dam.Model, x0 []float64, opt dam.RecallOptions, step func(t int)) (*dam.Result, error) {
+	ds, err := dam.NewDescent(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := ds.Start(x0); err != nil {
+		return nil, err
+	}
+	for {
+		done, err := ds.Step()
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			return ds.Result(), nil
+		}
+		if t := ds.Iteration(); t%10 == 0 {
+			step(t)
+		}
+	}
 }

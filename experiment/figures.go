@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/drdam/drdam/plots"
 )
@@ -121,9 +123,10 @@ func betaLabel(b float64) string { return fmt.Sprintf("β = %g", b) }
 
 // byYFigure draws the rows of one metric as a grid of panels (rows: the
 // query sets, columns: D), error against Y on log axes, one line per β
-// with standard-error bars and, if fit, its fitted b/√Y; baseline returns
-// a panel's horizontal reference line, if any.
-func byYFigure(rows []Row, title, metric string, sets []QuerySet, fit bool, baseline func(d int) (plots.HLine, bool)) *plots.Figure {
+// with standard-error bars and, if fit, its fitted b/√Y, and, if bound,
+// the bound of Corollary 1 (MetricBound rows); baseline returns a panel's
+// horizontal reference line, if any.
+func byYFigure(rows []Row, title, metric string, sets []QuerySet, fit, bound bool, baseline func(d int) (plots.HLine, bool)) *plots.Figure {
 	sel := Select(rows, func(r Row) bool { return r.Metric == metric })
 	ds := values(sel, func(r Row) int { return r.D })
 	betas := values(sel, func(r Row) float64 { return r.Beta })
@@ -157,7 +160,7 @@ func byYFigure(rows []Row, title, metric string, sets []QuerySet, fit bool, base
 					p.HLines = append(p.HLines, h)
 				}
 			}
-			if metric == MetricGradient {
+			if bound {
 				boundLabelled := false
 				for bi, b := range betas {
 					keep := func(r Row) bool { return r.D == d && r.Beta == b && r.Queries == set }
@@ -194,15 +197,24 @@ func byYFigure(rows []Row, title, metric string, sets []QuerySet, fit bool, base
 
 // EnergyFigures returns the figures of energy-error (Fig. 3) by file base
 // name: "energy" and "gradient", each with rows at, near and far and a
-// column per D, the random guess as a red dashed line.
+// column per D, the random guess as a red dashed line; and "bound", the
+// gradient errors with the bound of Corollary 1, apart because the bound
+// lies orders of magnitude below the errors and would squash them.
 func EnergyFigures(rows []Row) map[string]*plots.Figure {
 	out := map[string]*plots.Figure{}
 	for _, m := range []string{MetricEnergy, MetricGradient} {
 		title := fmt.Sprintf("DrDAM vs MrDAM: %s (Fig. 3)", metricTitles[m])
-		out[m] = byYFigure(rows, title, m, QuerySets, true, func(d int) (plots.HLine, bool) {
+		out[m] = byYFigure(rows, title, m, QuerySets, true, false, func(d int) (plots.HLine, bool) {
 			v, ok := GuessBaseline(rows, d, m)
 			return plots.HLine{Label: "random guess", Y: v}, ok
 		})
+	}
+	if len(Select(rows, func(r Row) bool { return r.Metric == MetricBound })) > 0 {
+		out["bound"] = byYFigure(rows, "Gradient errors and the bound of Corollary 1 (eq. lrate-div-ub)", MetricGradient, QuerySets, false, true,
+			func(d int) (plots.HLine, bool) {
+				v, ok := GuessBaseline(rows, d, MetricGradient)
+				return plots.HLine{Label: "random guess", Y: v}, ok
+			})
 	}
 	return out
 }
@@ -211,7 +223,7 @@ func EnergyFigures(rows []Row) map[string]*plots.Figure {
 // Hamming error between binarized fixed points against Y, with the error
 // of a random guess (½) as the baseline.
 func RetrievalFigure(rows []Row) *plots.Figure {
-	return byYFigure(rows, "Retrieval: Hamming error of DrDAM's fixed points vs MrDAM's (Fig. 4A)", MetricHamming, QuerySets, false,
+	return byYFigure(rows, "Retrieval: Hamming error of DrDAM's fixed points vs MrDAM's (Fig. 4A)", MetricHamming, QuerySets, false, false,
 		func(int) (plots.HLine, bool) { return plots.HLine{Label: "random (½)", Y: 0.5}, true })
 }
 
@@ -225,7 +237,11 @@ func ErrorVsKFigures(rows []Row) map[string]*plots.Figure {
 		sel := Select(rows, func(r Row) bool { return r.Metric == m })
 		ds := values(sel, func(r Row) int { return r.D })
 		betas := values(sel, func(r Row) float64 { return r.Beta })
-		f := &plots.Figure{Title: fmt.Sprintf("%s against K at Y = %v (Fig. 5)", metricTitles[m], ys), Rows: len(QuerySets), Cols: len(ds), ShareX: true, ShareY: true}
+		yl := make([]string, len(ys))
+		for i, y := range ys {
+			yl[i] = strconv.Itoa(y)
+		}
+		f := &plots.Figure{Title: fmt.Sprintf("%s against K at Y = %s (Fig. 5)", metricTitles[m], strings.Join(yl, ", ")), Rows: len(QuerySets), Cols: len(ds), ShareX: true, ShareY: true}
 		for _, set := range QuerySets {
 			for _, d := range ds {
 				p := plots.Panel{Title: fmt.Sprintf("%s, D = %d", set, d), XLabel: "K (stored patterns)", YLabel: metricTitles[m], LogX: true, LogY: true}

@@ -473,3 +473,56 @@ func ObserveRetrieval(rows []Row) Finding {
 	f.Verdict = verdict([]tally{t}, 0.9)
 	return f
 }
+
+// ObserveBound compares the bound of Corollary 1 (MetricBound rows, C₂ =
+// ½, C₁ measured) with the measured gradient errors, which the paper
+// says it fits tightly at low β and D. It reports, per β, the median
+// ratio of the measured gradient MAE to the bound; the claim of a tight
+// fit holds at a β if that ratio is between 0.1 and 10 at the smallest D
+// (a bound below the measured error by more is not tight: it does not
+// bound the gradient error at all).
+func ObserveBound(rows []Row) Finding {
+	f := Finding{Name: "Corollary 1", Claim: "the bound of Corollary 1 fits the gradient errors tightly at low β and D",
+		Rule: "the measured gradient MAE is divided by the bound (C₂ = ½, C₁ the largest |k − φ·φ|·√(Y/D) over 192 pattern–query pairs, E₀ each query's MrDAM energy); the fit is tight at a β if the median ratio over Y and query sets at the smallest D is between 0.1 and 10"}
+	ix := newIndex(rows)
+	ds := values(Select(rows, func(r Row) bool { return r.Metric == MetricBound }), func(r Row) int { return r.D })
+	if len(ds) == 0 {
+		f.Verdict = NotMeasured
+		return f
+	}
+	var groups []tally
+	for _, b := range values(rows, func(r Row) float64 { return r.Beta }) {
+		var ratios []float64
+		var c1s []float64
+		for _, k := range keys(rows) {
+			if k.Beta != b || k.D != ds[0] {
+				continue
+			}
+			if c, ok := ix.get(k, Pairs, MetricC1); ok {
+				c1s = append(c1s, c.Mean)
+			}
+			for _, q := range QuerySets {
+				g, ok1 := ix.get(k, q, MetricGradient)
+				bd, ok2 := ix.get(k, q, MetricBound)
+				if ok1 && ok2 && bd.Mean > 0 {
+					ratios = append(ratios, g.Mean/bd.Mean)
+				}
+			}
+		}
+		if len(ratios) == 0 {
+			continue
+		}
+		m := median(ratios)
+		var t tally
+		t.add(m >= 0.1 && m <= 10)
+		groups = append(groups, t)
+		f.Details = append(f.Details, fmt.Sprintf("D = %d, β = %g: measured gradient MAE / bound: median %.3g (C₁ median %.3g)", ds[0], b, m, median(c1s)))
+	}
+	f.Verdict = verdict(groups, 1)
+	if f.Verdict != Holds {
+		f.Details = append(f.Details, "the bound's factor e^{β(E₀ − ½)}/β is at most 1/(Kβ) in [0, 1/√D]^D (where E₀ ≤ ½ − (log K)/β), and e^{−β/2}/β at a stored pattern (E₀ ≤ 0), so the bound is far below the errors "+
+			"unless C₁ is far larger than the kernel error measured; it bounds the divergence of L steps of descent with the tiny step "+
+			"η = C₂/(L(1 + 2Kβe^{β/2})), not the gradient error, and the paper does not give the constants of its curves")
+	}
+	return f
+}

@@ -235,3 +235,29 @@ func TestFits(t *testing.T) {
 		t.Error("LogSlope with one positive point should fail")
 	}
 }
+
+// TestPlanProgress checks that a plan reports progress within its tasks
+// (a retrieval task reports during its descents), never backwards, and
+// ends at its total.
+func TestPlanProgress(t *testing.T) {
+	g := BinaryGrid{Ds: []int{16}, Ks: []int{8}, Betas: []float64{10, 20}, Ys: []int{100, 200}, Flip: 0.1}
+	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 200}, DefaultRates, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var last, total float64
+	calls := 0
+	err = p.Run(func([]Row) error { return nil }, func(done, tot float64, label string) {
+		calls++
+		if done < last || done > tot*(1+1e-12) || label == "" {
+			t.Fatalf("progress(%v, %v, %q) after %v", done, tot, label, last)
+		}
+		last, total = done, tot
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls <= len(p.Tasks) || math.Abs(last-total) > 1e-9*total || total != p.Cost().Seconds() && math.Abs(total-p.Cost().Seconds()) > 1e-6 {
+		t.Errorf("%d progress calls for %d tasks, last %v of %v (plan cost %v)", calls, len(p.Tasks), last, total, p.Cost())
+	}
+}

@@ -16,7 +16,9 @@ type Task struct {
 	Label string  // e.g. "D=100 K=500 Y=20000 sincos gaussian"
 	Keys  []Key   // the configurations it measures, one per β
 	Cost  float64 // estimated cost in seconds, from the Rates the plan was made with
-	run   func() ([]Row, error)
+	// run does the work, calling part (if not nil) with the fraction of
+	// the task done so far.
+	run func(part func(frac float64)) ([]Row, error)
 }
 
 // Plan is the work of one experiment run: its tasks in order.
@@ -36,15 +38,21 @@ func (p *Plan) Cost() time.Duration {
 }
 
 // Run runs the tasks in order. After each, it passes the task's rows to
-// sink (which may save them: a run stopped later keeps them) and reports
-// progress as estimated seconds of work done out of the total.
+// sink (which may save them: a run stopped later keeps them). It reports
+// progress, if not nil, as estimated seconds of work done out of the
+// total, with the label of the task under way: after each task, and
+// within long ones (after each β, and during descents).
 func (p *Plan) Run(sink func([]Row) error, progress func(done, total float64, label string)) error {
 	var total, done float64
 	for _, t := range p.Tasks {
 		total += t.Cost
 	}
 	for _, t := range p.Tasks {
-		rows, err := t.run()
+		var part func(float64)
+		if progress != nil {
+			part = func(f float64) { progress(done+f*t.Cost, total, t.Label) }
+		}
+		rows, err := t.run(part)
 		if err != nil {
 			return fmt.Errorf("%s %s: %w", p.Name, t.Label, err)
 		}

@@ -120,7 +120,7 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Run 'drdam <command> --help' for the flags of a command.
-Patterns, queries and masks are read from .npy, .csv, .tsv or .txt files
+Patterns, queries and masks are read from .npy, .csv, .tsv, .txt or .arff files
 (one pattern per row); results are written in the format of the output
 file's extension.
 `)

@@ -373,12 +373,11 @@ func runPaperSpec(e *env, s paperSpec, out string, fresh, estimateOnly bool) (*p
 		}
 	}
 	pr := newProgress(e)
-	const unit = 1000 // progress in milliseconds of estimated work
 	err = plan.Run(func(new []experiment.Row) error {
 		rows = append(rows, new...)
 		return experiment.WriteRows(ptsPath, rows)
 	}, func(d, total float64, label string) {
-		pr.update(name+": "+label, int(d*unit), int(total*unit))
+		pr.bar(name+": done "+label, d, total)
 	})
 	pr.done()
 	if err != nil {
@@ -529,7 +528,8 @@ func finishPaper(res *paperResult) error {
 		for k, f := range experiment.EnergyFigures(rows) {
 			figs["fig3-"+k] = f
 		}
-		res.findings = []experiment.Finding{experiment.ObserveNearFar(rows), experiment.ObserveBeta(rows), experiment.ObserveSaturation(rows)}
+		res.findings = []experiment.Finding{experiment.ObserveNearFar(rows), experiment.ObserveBeta(rows), experiment.ObserveSaturation(rows),
+			experiment.ObserveBound(rows)}
 	case "retrieval-error":
 		figs["fig4a-hamming"] = experiment.RetrievalFigure(rows)
 		res.findings = []experiment.Finding{experiment.ObserveRetrieval(rows)}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -25,6 +26,26 @@ func newProgress(e *env) *progress {
 
 // update shows "label: done/total" and the estimated time left.
 func (p *progress) update(label string, done, total int) {
+	p.show(label, done, total, fmt.Sprintf("%d/%d", done, total))
+}
+
+// bar shows "label [=====>    ] 43%" for work measured in any unit (here
+// estimated seconds), and the estimated time left.
+func (p *progress) bar(label string, done, total float64) {
+	const width = 24
+	frac := 0.0
+	if total > 0 {
+		frac = min(1, done/total)
+	}
+	n := int(frac * width)
+	b := strings.Repeat("=", n)
+	if n < width {
+		b += ">" + strings.Repeat(" ", width-n-1)
+	}
+	p.show(label, int(frac*1e6), 1e6, fmt.Sprintf("[%s] %3.0f%%", b, 100*frac))
+}
+
+func (p *progress) show(label string, done, total int, count string) {
 	now := time.Now()
 	if p.e.isTerminal {
 		if now.Sub(p.last) < 200*time.Millisecond && done < total {
@@ -40,7 +61,7 @@ func (p *progress) update(label string, done, total int) {
 		left := time.Duration(float64(el) * float64(total-done) / float64(done))
 		eta = fmt.Sprintf(", about %v left", left.Round(time.Second))
 	}
-	msg := fmt.Sprintf("%s: %d/%d (%v elapsed%s)", label, done, total, el.Round(100*time.Millisecond), eta)
+	msg := fmt.Sprintf("%s: %s (%v elapsed%s)", label, count, el.Round(100*time.Millisecond), eta)
 	if p.e.isTerminal {
 		fmt.Fprintf(p.e.stderr, "\r\033[K%s", msg)
 		p.shown = true
