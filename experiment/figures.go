@@ -221,10 +221,27 @@ func EnergyFigures(rows []Row) map[string]*plots.Figure {
 
 // RetrievalFigure returns the figure of retrieval-error (Fig. 4A): the
 // Hamming error between binarized fixed points against Y, with the error
-// of a random guess (½) as the baseline.
+// of a random guess (½) as the baseline. A mean of 0 (every bit of every
+// query retrieved alike) cannot be drawn on a log axis; it is drawn at
+// half the resolution of the mean, 1/(2·queries·D), and the panel says so.
 func RetrievalFigure(rows []Row) *plots.Figure {
-	return byYFigure(rows, "Retrieval: Hamming error of DrDAM's fixed points vs MrDAM's (Fig. 4A)", MetricHamming, QuerySets, false, false,
+	sel := Select(rows, func(r Row) bool { return r.Metric == MetricHamming })
+	ds := values(sel, func(r Row) int { return r.D })
+	var zeros []int // panels with a zero drawn at the floor
+	for i, r := range sel {
+		if r.Mean == 0 && r.Count > 0 {
+			sel[i].Mean = 0.5 / float64(r.Count*r.D)
+			zeros = append(zeros, slices.Index(QuerySets, r.Queries)*len(ds)+slices.Index(ds, r.D))
+		}
+	}
+	f := byYFigure(sel, "Retrieval error of DrDAM against MrDAM (Fig. 4A)", MetricHamming, QuerySets, false, false,
 		func(int) (plots.HLine, bool) { return plots.HLine{Label: "random (½)", Y: 0.5}, true })
+	for _, i := range zeros {
+		if i >= 0 && i < len(f.Panels) {
+			f.Panels[i].Note = "Δ_H = 0 drawn at 1/(2·queries·D)"
+		}
+	}
+	return f
 }
 
 // ErrorVsKFigures returns the figures of error-vs-k (Fig. 5) by file base

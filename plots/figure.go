@@ -213,13 +213,14 @@ const pdfDPI = 300
 
 // Layout constants, in points.
 const (
-	figMargin   = vg.Length(0.12 * vg.Inch)
-	titleGap    = vg.Length(6)  // below the figure title
-	legendGap   = vg.Length(8)  // below the legend strip
-	tilePadX    = vg.Length(10) // between grid columns
-	tilePadY    = vg.Length(8)  // between grid rows
-	noteGap     = vg.Length(3)  // between a panel's note and its data area
-	titlePadBot = vg.Length(3)  // between a panel's title and its data area
+	figMargin    = vg.Length(0.12 * vg.Inch)
+	titleGap     = vg.Length(6)  // below the figure title
+	legendGap    = vg.Length(8)  // below the legend strip
+	tilePadX     = vg.Length(10) // between grid columns
+	tilePadRight = vg.Length(16) // right of the last column
+	tilePadY     = vg.Length(8)  // between grid rows
+	noteGap      = vg.Length(3)  // between a panel's note and its data area
+	titlePadBot  = vg.Length(3)  // between a panel's title and its data area
 )
 
 // figureLayout is a validated figure, ready to draw.
@@ -347,7 +348,9 @@ func (l *figureLayout) draw(c draw.Canvas) (err error) {
 			}
 		}
 	}
-	tiles := draw.Tiles{Rows: f.Rows, Cols: f.Cols, PadX: tilePadX, PadY: tilePadY}
+	// PadRight leaves room for the last column's rightmost tick label,
+	// which is centred on the axis end.
+	tiles := draw.Tiles{Rows: f.Rows, Cols: f.Cols, PadX: tilePadX, PadY: tilePadY, PadRight: tilePadRight}
 	canvases := plot.Align(plots, tiles, c)
 	// Now that the data areas are known, let the log tickers thin their
 	// labels for the real axis lengths instead of the estimates, and lay
