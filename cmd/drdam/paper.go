@@ -502,6 +502,8 @@ func loadBasisData(src string) ([]float64, int, error) {
 		m, err = dataio.ReadMatrix(src)
 		if err == nil {
 			err = dataio.CheckFinite(src, m)
+		} else if strings.Contains(err.Error(), "not a number") {
+			err = fmt.Errorf("%w (the data must be numeric rows: drop a label column, or give an ARFF file, whose nominal attributes are skipped)", err)
 		}
 	}
 	if err != nil {
