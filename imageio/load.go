@@ -1,0 +1,331 @@
+package imageio
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"image"
+	_ "image/jpeg" // register JPEG for image.Decode
+	_ "image/png"  // register PNG for image.Decode
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// MaxPixels is the largest number of pixels (width × height) of an image
+// file that Load and LoadTinyImageNet will decode; larger files are an
+// error rather than a huge allocation.
+const MaxPixels = 100_000_000
+
+// isImageName reports whether a file name has a PNG or JPEG extension
+// (.png, .jpg, .jpeg, any case).
+func isImageName(name string) bool {
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".png", ".jpg", ".jpeg":
+		return true
+	}
+	return false
+}
+
+// baseName returns the file name of path without its extension.
+func baseName(path string) string {
+	b := filepath.Base(path)
+	return strings.TrimSuffix(b, filepath.Ext(b))
+}
+
+// Load reads images from paths, each a PNG or JPEG file or a folder; a
+// folder contributes every regular file directly in it whose name ends in
+// .png, .jpg or .jpeg (any case), sorted by name (not recursive; other files
+// and subfolders are ignored). A file named explicitly is decoded whatever
+// its extension, but must hold a PNG or JPEG. Every image is converted by
+// FromImage to h×w (h ≤ 0 or w ≤ 0: its own size) and named after its file
+// name without the extension. The images are returned in the order of paths.
+//
+// Errors name the file or folder: one that cannot be read, an image that is
+// corrupt or truncated, in another format, or larger than MaxPixels, and a
+// folder without PNG or JPEG files ("no PNG or JPEG files in DIR").
+func Load(paths []string, h, w int) ([]*Image, error) {
+	if len(paths) == 0 {
+		return nil, errors.New("imageio: Load: no paths given")
+	}
+	var files []string
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("imageio: %w", err)
+		}
+		if !fi.IsDir() {
+			files = append(files, p)
+			continue
+		}
+		entries, err := os.ReadDir(p) // sorted by file name
+		if err != nil {
+			return nil, fmt.Errorf("imageio: %w", err)
+		}
+		n := len(files)
+		for _, e := range entries {
+			if !isImageName(e.Name()) {
+				continue
+			}
+			// Follow symbolic links, but skip anything that is not a
+			// regular file (folders named x.png, sockets, broken links).
+			fp := filepath.Join(p, e.Name())
+			if fi, err := os.Stat(fp); err != nil || !fi.Mode().IsRegular() {
+				continue
+			}
+			files = append(files, fp)
+		}
+		if len(files) == n {
+			return nil, fmt.Errorf("imageio: no PNG or JPEG files in %s", p)
+		}
+	}
+	ims := make([]*Image, len(files))
+	for i, f := range files {
+		im, err := loadFile(f, h, w)
+		if err != nil {
+			return nil, err
+		}
+		ims[i] = im
+	}
+	return ims, nil
+}
+
+// loadFile decodes one PNG or JPEG file and converts it to h×w.
+func loadFile(path string, h, w int) (*Image, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("imageio: %w", err)
+	}
+	img, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("imageio: %s: %w", path, err)
+	}
+	im, err := FromImage(baseName(path), img, h, w)
+	if err != nil {
+		return nil, fmt.Errorf("imageio: %s: %w", path, err)
+	}
+	return im, nil
+}
+
+// decode decodes a PNG or JPEG image, checking its size first.
+func decode(data []byte) (img image.Image, err error) {
+	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		if errors.Is(err, image.ErrFormat) {
+			return nil, errors.New("not a PNG or JPEG image")
+		}
+		return nil, err
+	}
+	if format != "png" && format != "jpeg" {
+		return nil, fmt.Errorf("%s image, want PNG or JPEG", strings.ToUpper(format))
+	}
+	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
+		return nil, fmt.Errorf("image size %d×%d is empty or above %d pixels", cfg.Width, cfg.Height, MaxPixels)
+	}
+	// The standard decoders return errors on malformed input; recover
+	// anyway so that a decoder bug is reported against the file instead of
+	// crashing a long experiment.
+	defer func() {
+		if r := recover(); r != nil {
+			img, err = nil, fmt.Errorf("decoding %s: panic: %v", format, r)
+		}
+	}()
+	img, _, err = image.Decode(bytes.NewReader(data))
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		err = fmt.Errorf("truncated %s: %w", strings.ToUpper(format), err)
+	}
+	return img, err
+}
+
+// CIFAR-10 binary batch layout.
+const (
+	cifarSide   = 32
+	cifarPixels = cifarSide * cifarSide
+	// CIFARRecordSize is the size in bytes of one CIFAR-10 binary record:
+	// 1 label byte and 3·32·32 pixel bytes.
+	CIFARRecordSize = 1 + Channels*cifarPixels
+)
+
+// LoadCIFAR reads a CIFAR-10 binary batch (data_batch_1.bin … test_batch.bin):
+// records of CIFARRecordSize = 3073 bytes, each 1 label byte (0–9) and 3072
+// pixel bytes, 1024 red, then 1024 green, then 1024 blue, each plane 32×32
+// row-major. It returns the first n images (n ≤ 0: all), as 32×32 Images
+// named "FILE#i" (FILE without its folder, i the record index from 0), and
+// their labels.
+//
+// Errors name the file: it cannot be read, it is empty, its size is not a
+// multiple of 3073 (the error gives the size and the index of the partial
+// record), or a record (named by its index) has a label above 9.
+func LoadCIFAR(path string, n int) ([]*Image, []int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("imageio: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("imageio: %w", err)
+	}
+	size := fi.Size()
+	if !fi.Mode().IsRegular() {
+		return nil, nil, fmt.Errorf("imageio: %s: not a regular file", path)
+	}
+	if size == 0 {
+		return nil, nil, fmt.Errorf("imageio: %s: empty file, want CIFAR-10 records of %d bytes", path, CIFARRecordSize)
+	}
+	if size%CIFARRecordSize != 0 {
+		return nil, nil, fmt.Errorf("imageio: %s: size %d bytes is not a multiple of the CIFAR-10 record size %d (record %d has only %d bytes)",
+			path, size, CIFARRecordSize, size/CIFARRecordSize, size%CIFARRecordSize)
+	}
+	k := int(size / CIFARRecordSize)
+	if n > 0 && n < k {
+		k = n
+	}
+	name := filepath.Base(path)
+	br := bufio.NewReaderSize(f, 1<<16)
+	rec := make([]byte, CIFARRecordSize)
+	ims := make([]*Image, k)
+	labels := make([]int, k)
+	s := unitScale(Channels * cifarPixels)
+	for i := range k {
+		if _, err := io.ReadFull(br, rec); err != nil {
+			// Only if the file shrank after Stat.
+			return nil, nil, fmt.Errorf("imageio: %s: record %d: %w", path, i, err)
+		}
+		if rec[0] > 9 {
+			return nil, nil, fmt.Errorf("imageio: %s: record %d: label %d is not a CIFAR-10 class 0–9", path, i, rec[0])
+		}
+		labels[i] = int(rec[0])
+		im := &Image{Name: fmt.Sprintf("%s#%d", name, i), H: cifarSide, W: cifarSide, Pix: make([]float64, Channels*cifarPixels)}
+		planes := rec[1:]
+		for p := range cifarPixels {
+			for c := range Channels {
+				im.Pix[p*Channels+c] = float64(planes[c*cifarPixels+p]) / 255 * s
+			}
+		}
+		ims[i] = im
+	}
+	return ims, labels, nil
+}
+
+// TinyImageNetSide is the side in pixels of the images of Tiny ImageNet.
+const TinyImageNetSide = 64
+
+// LoadTinyImageNet reads images from the Tiny ImageNet folder layout:
+// ROOT/train/<wnid>/images/*.JPEG and ROOT/val/images/*.JPEG (the extension
+// may be .jpeg, .jpg or .png in any case; other files are ignored). split is
+// "train", "val" or "" for both; with "" either folder may be missing, but at
+// least one must exist. The matching files are sorted by path (train before
+// val), so the result is deterministic, and the first n (n ≤ 0: all) are
+// decoded and converted by FromImage to h×w (h ≤ 0 or w ≤ 0: 64×64, the size
+// of the data set; a file of another size is resized and centre-cropped; its
+// few grayscale images become gray RGB). Images are named after their file
+// names without the extension (e.g. "n01443537_0", "val_0").
+//
+// Errors name the folder or file: an unknown split, a missing split folder,
+// no image files, an unreadable or corrupt image.
+func LoadTinyImageNet(root, split string, n, h, w int) ([]*Image, error) {
+	if h <= 0 || w <= 0 {
+		h, w = TinyImageNetSide, TinyImageNetSide
+	}
+	var splits []string
+	switch split {
+	case "train", "val":
+		splits = []string{split}
+	case "":
+		splits = []string{"train", "val"}
+	default:
+		return nil, fmt.Errorf("imageio: Tiny ImageNet split %q, want \"train\", \"val\" or \"\" (both)", split)
+	}
+	var files []string
+	found := 0
+	for _, sp := range splits {
+		dir := filepath.Join(root, sp)
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.IsDir() {
+			if split != "" {
+				if err == nil {
+					err = errors.New("not a folder")
+				}
+				return nil, fmt.Errorf("imageio: Tiny ImageNet %s split: %w", sp, err)
+			}
+			continue
+		}
+		found++
+		var pattern string
+		if sp == "train" {
+			pattern = filepath.Join(dir, "*", "images", "*")
+		} else {
+			pattern = filepath.Join(dir, "images", "*")
+		}
+		m, err := filepath.Glob(pattern)
+		if err != nil {
+			return nil, fmt.Errorf("imageio: %s: %w", dir, err)
+		}
+		for _, p := range m {
+			if !isImageName(p) {
+				continue
+			}
+			if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+				files = append(files, p)
+			}
+		}
+	}
+	if found == 0 {
+		return nil, fmt.Errorf("imageio: %s: neither %s nor %s exists; not a Tiny ImageNet folder",
+			root, filepath.Join(root, "train"), filepath.Join(root, "val"))
+	}
+	if len(files) == 0 {
+		what := "train/*/images/ or val/images/"
+		if split == "train" {
+			what = "train/*/images/"
+		} else if split == "val" {
+			what = "val/images/"
+		}
+		return nil, fmt.Errorf("imageio: no PNG or JPEG files in %s", filepath.Join(root, what))
+	}
+	slices.Sort(files)
+	if n > 0 && n < len(files) {
+		files = files[:n]
+	}
+	ims := make([]*Image, len(files))
+	for i, f := range files {
+		im, err := loadFile(f, h, w)
+		if err != nil {
+			return nil, err
+		}
+		ims[i] = im
+	}
+	return ims, nil
+}
+
+// Patterns stacks images of one size H×W into a K×D row-major matrix
+// (D = H·W·3, image μ in row μ) and returns it with D. It is an error if ims
+// is empty, holds nil, images of different sizes, or a malformed image
+// (len(Pix) ≠ H·W·3).
+func Patterns(ims []*Image) ([]float64, int, error) {
+	if len(ims) == 0 {
+		return nil, 0, errors.New("imageio: Patterns: no images")
+	}
+	for i, im := range ims {
+		if im == nil {
+			return nil, 0, fmt.Errorf("imageio: Patterns: image %d is nil", i)
+		}
+		if im.H <= 0 || im.W <= 0 || len(im.Pix) != im.D() {
+			return nil, 0, fmt.Errorf("imageio: Patterns: image %d (%q) is malformed: %d×%d with %d values", i, im.Name, im.H, im.W, len(im.Pix))
+		}
+		if im.H != ims[0].H || im.W != ims[0].W {
+			return nil, 0, fmt.Errorf("imageio: Patterns: image %d (%q) is %d×%d, image 0 (%q) is %d×%d",
+				i, im.Name, im.H, im.W, ims[0].Name, ims[0].H, ims[0].W)
+		}
+	}
+	d := ims[0].D()
+	out := make([]float64, 0, len(ims)*d)
+	for _, im := range ims {
+		out = append(out, im.Pix...)
+	}
+	return out, d, nil
+}

@@ -1,0 +1,183 @@
+package imageio
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/drdam/drdam/internal/rng"
+)
+
+// occlusionStream is the rng stream id of OccludeRandom.
+const occlusionStream = 30 << 56
+
+// checkSize panics unless h and w are positive.
+func checkSize(fn string, h, w int) {
+	if h <= 0 || w <= 0 {
+		panic(fmt.Sprintf("imageio: %s: image size %d×%d is not positive", fn, h, w))
+	}
+}
+
+// checkFrac panics unless frac is in [0, 1].
+func checkFrac(fn string, frac float64) {
+	if !(frac >= 0 && frac <= 1) {
+		panic(fmt.Sprintf("imageio: %s: fraction %v is not in [0, 1]", fn, frac))
+	}
+}
+
+// visibleMask returns a mask of h·w·3 coordinates, all visible.
+func visibleMask(h, w int) []bool {
+	m := make([]bool, h*w*Channels)
+	for i := range m {
+		m[i] = true
+	}
+	return m
+}
+
+// hidePixel marks the three channels of pixel p (= r·W + c) occluded.
+func hidePixel(m []bool, p int) {
+	m[p*Channels], m[p*Channels+1], m[p*Channels+2] = false, false, false
+}
+
+// OccludeBottom returns a mask of length D = h·w·3 (H×W×C order, true =
+// visible) hiding the bottom round(frac·h) rows (halves rounded away from
+// zero): frac = 2/3 for the paper's Fig. 1, 0.4 or 0.6 for Fig. 2, 0.5 for
+// Fig. 4B. It panics if h or w is not positive or frac is not in [0, 1].
+func OccludeBottom(h, w int, frac float64) []bool {
+	checkSize("OccludeBottom", h, w)
+	checkFrac("OccludeBottom", frac)
+	m := visibleMask(h, w)
+	rows := int(math.Round(frac * float64(h)))
+	for i := (h - rows) * w * Channels; i < len(m); i++ {
+		m[i] = false
+	}
+	return m
+}
+
+// OccludeRandom returns a mask of length D = h·w·3 (H×W×C order, true =
+// visible) hiding round(frac·h·w) pixels chosen uniformly at random without
+// replacement (all three channels of each). The choice is a partial
+// Fisher–Yates shuffle driven by internal/rng's stream (seed, 30<<56), so it
+// is the same for the same seed on every machine. It panics if h or w is not
+// positive or frac is not in [0, 1].
+func OccludeRandom(seed uint64, h, w int, frac float64) []bool {
+	checkSize("OccludeRandom", h, w)
+	checkFrac("OccludeRandom", frac)
+	n := h * w
+	k := int(math.Round(frac * float64(n)))
+	m := visibleMask(h, w)
+	s := rng.New(seed, occlusionStream)
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	for i := range k {
+		j := i + int(uniform(s, uint64(n-i)))
+		perm[i], perm[j] = perm[j], perm[i]
+		hidePixel(m, perm[i])
+	}
+	return m
+}
+
+// uniform returns a uniform integer in [0, n), n > 0, by Lemire's
+// multiply-and-reject method (unbiased).
+func uniform(s *rng.Stream, n uint64) uint64 {
+	hi, lo := bits.Mul64(s.Uint64(), n)
+	if lo < n {
+		thresh := -n % n
+		for lo < thresh {
+			hi, lo = bits.Mul64(s.Uint64(), n)
+		}
+	}
+	return hi
+}
+
+// OccludeBox returns a mask of length D = h·w·3 (H×W×C order, true =
+// visible) hiding the pixels of rows top … top+bh−1 and columns
+// left … left+bw−1. The box is clipped to the image: a box that extends past
+// an edge hides only its part inside the image, and a box entirely outside
+// (or with bh ≤ 0 or bw ≤ 0) hides nothing. It panics if h or w is not
+// positive.
+func OccludeBox(h, w, top, left, bh, bw int) []bool {
+	checkSize("OccludeBox", h, w)
+	m := visibleMask(h, w)
+	if bh <= 0 || bw <= 0 {
+		return m
+	}
+	// Clip without computing top+bh or left+bw when they could overflow.
+	r0, c0 := max(top, 0), max(left, 0)
+	r1, c1 := h, w
+	if top < h && bh < h-top {
+		r1 = top + bh
+	}
+	if left < w && bw < w-left {
+		c1 = left + bw
+	}
+	for r := r0; r < r1; r++ {
+		for c := c0; c < c1; c++ {
+			hidePixel(m, r*w+c)
+		}
+	}
+	return m
+}
+
+// Hidden returns the number of occluded (false) entries of mask; for a pixel
+// mask from this package it is 3 × the number of hidden pixels.
+func Hidden(mask []bool) int {
+	n := 0
+	for _, v := range mask {
+		if !v {
+			n++
+		}
+	}
+	return n
+}
+
+// Apply writes x with its occluded coordinates set to fill (the paper uses
+// 0, black) into dst: dst[i] = x[i] where the mask is true, fill where it is
+// false. x may be one pattern of length D = len(visible) or a B×D row-major
+// batch, the mask applying to every row; dst may be x itself. It panics if
+// len(dst) ≠ len(x) or len(x) is not a multiple of len(visible).
+func Apply(dst, x []float64, visible []bool, fill float64) {
+	d := len(visible)
+	if len(dst) != len(x) || d == 0 || len(x)%d != 0 {
+		panic(fmt.Sprintf("imageio: Apply: len(dst) = %d, len(x) = %d, len(visible) = %d; want len(dst) = len(x), a multiple of len(visible) > 0",
+			len(dst), len(x), d))
+	}
+	for i, v := range x {
+		if visible[i%d] {
+			dst[i] = v
+		} else {
+			dst[i] = fill
+		}
+	}
+}
+
+// RMSE255 returns the root-mean-square difference between a and b in 0–255
+// pixel units: √(mean (a_i − b_i)²) · 255·√d, where d is the dimension of one
+// pattern. a and b are patterns of dimension d or B×d row-major batches (the
+// mean is over all rows). If mask is not nil (length d, true = visible) only
+// the coordinates where mask is false, the occluded part, count; if none do,
+// the result is NaN. Values are compared as they are, not rounded to levels.
+// It panics if len(a) ≠ len(b), len(a) is not a positive multiple of d, or
+// mask is neither nil nor of length d.
+func RMSE255(a, b []float64, d int, mask []bool) float64 {
+	if d <= 0 || len(a) != len(b) || len(a) == 0 || len(a)%d != 0 || (mask != nil && len(mask) != d) {
+		panic(fmt.Sprintf("imageio: RMSE255: len(a) = %d, len(b) = %d, d = %d, len(mask) = %d; want len(a) = len(b), a positive multiple of d, and len(mask) = 0 or d",
+			len(a), len(b), d, len(mask)))
+	}
+	var sum float64
+	n := 0
+	for i := range a {
+		if mask != nil && mask[i%d] {
+			continue
+		}
+		e := a[i] - b[i]
+		sum += e * e
+		n++
+	}
+	if n == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(sum/float64(n)) * 255 * math.Sqrt(float64(d))
+}
