@@ -387,7 +387,7 @@ func addSeries(pl *plot.Plot, s cleanSeries) {
 	if len(s.xys) > 1 {
 		pl.Add(&plotter.Line{XYs: s.xys, LineStyle: ls})
 	}
-	if hasMarkers(s.src) || len(s.xys) == 1 {
+	if hasMarkers(s.src) && len(s.xys) <= MaxMarkers || len(s.xys) == 1 {
 		// A lone point of a fit or bound still needs a mark to be seen.
 		pl.Add(&plotter.Scatter{XYs: s.xys, GlyphStyle: glyphStyle(s.src.Style)})
 	}

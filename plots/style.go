@@ -136,6 +136,11 @@ func seriesLineStyle(s *Series) draw.LineStyle {
 // measured series are, fitted curves and bounds are not.
 func hasMarkers(s *Series) bool { return !s.Dashed && !s.Dark }
 
+// MaxMarkers is the largest number of points a series is drawn with
+// markers; a longer one (an energy trace) is drawn as a plain line, since
+// its markers would merge into a thick smear.
+const MaxMarkers = 40
+
 func glyphStyle(style int) draw.GlyphStyle {
 	return draw.GlyphStyle{Color: Color(style), Radius: markerRadius, Shape: glyphs[styleIndex(style)]}
 }

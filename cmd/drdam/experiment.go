@@ -36,7 +36,7 @@ func runExperiment(e *env, args []string) error {
 		}
 		sort.Strings(names)
 		for _, n := range names {
-			fmt.Fprintf(e.stdout, "  %-12s %s\n", n, experiments[n].summary)
+			fmt.Fprintf(e.stdout, "  %-16s %s\n", n, experiments[n].summary)
 		}
 		fmt.Fprint(e.stdout, "\nRun 'drdam experiment NAME --help' for the flags of one.\n")
 		if len(args) == 0 {

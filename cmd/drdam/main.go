@@ -38,6 +38,7 @@ var commands = map[string]command{
 	"energy":     {"energies (and gradients) at queries", runEnergy},
 	"recall":     {"retrieve memories by energy descent from queries", runRecall},
 	"demo":       {"compare DrDAM with MrDAM on random binary patterns", runDemo},
+	"complete":   {"complete occluded images with MrDAM and DrDAM (image grid, energy traces, RMSE)", runComplete},
 	"compute":    {"numpy_dam.py compute on the same input and output files", runCompute},
 	"experiment": {"run one of the paper's experiments (drdam experiment --help for the list)", runExperiment},
 	"bench":      {"time one phase as ../shared/peers/bench.py run does", runBench},
