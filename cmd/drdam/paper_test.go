@@ -191,7 +191,7 @@ func TestReproduceReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	res.findings[0].Verdict = experiment.DoesNotHold // as a report would show it
-	rep := reproduceReport([]*paperResult{res}, "quick", time.Minute)
+	rep := reproduceReport([]*paperResult{res}, nil, "quick", time.Minute)
 	for _, want := range []string{"| energy-error | Obs. 1 |", "| energy-error | Obs. 3 |", "**Differs from the paper (Obs. 1):**",
 		"![fig3-energy](energy-error/fig3-energy.png)", "Rerun: `drdam experiment energy-error"} {
 		if !strings.Contains(rep, want) {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,10 +21,12 @@ var reproduceOrder = []string{"energy-error", "error-vs-k", "basis-ablation", "r
 func runReproduce(e *env, args []string) error {
 	fs := newFlags("reproduce", "", `
 Runs every quantitative experiment of the paper (energy-error, error-vs-k,
-basis-ablation, retrieval-error) at one scale, each into OUT/NAME, and
-writes OUT/REPORT.md: the figures, and each of the paper's observations
-beside what was measured, with the numbers and a verdict (holds, holds in
-part, does not hold), saying where the measurements differ from the paper.
+basis-ablation, retrieval-error) at one scale, each into OUT/NAME, then the
+image experiments (fig1, fig2, fig4b) when the shared photos are present,
+and writes OUT/REPORT.md: the figures, and each of the paper's
+observations beside what was measured, with the numbers and a verdict
+(holds, holds in part, does not hold), saying where the measurements
+differ from the paper.
 
 At --scale quick the whole run takes a few minutes on two cores; --scale
 paper runs the paper's grids (days, because of retrieval-error; see
@@ -43,10 +46,11 @@ rerun skips what is done; --fresh starts over.`)
 	if *only != "" {
 		names = nil
 		for _, n := range splitList(*only) {
-			if _, ok := paperHelp[n]; !ok {
-				return usagef("--only: unknown experiment %q (want some of %s)", n, strings.Join(reproduceOrder, ", "))
+			if _, ok := paperHelp[n]; ok {
+				names = append(names, n)
+			} else if n != "fig1" && n != "fig2" && n != "fig4b" {
+				return usagef("--only: unknown experiment %q (want some of %s, fig1, fig2, fig4b)", n, strings.Join(reproduceOrder, ", "))
 			}
-			names = append(names, n)
 		}
 	}
 	start := time.Now()
@@ -61,8 +65,33 @@ rerun skips what is done; --fresh starts over.`)
 		}
 		results = append(results, res)
 	}
+	var imgs []*imageResult
+	if *only == "" || slices.ContainsFunc(splitList(*only), func(n string) bool { return n == "fig1" || n == "fig2" || n == "fig4b" }) {
+		for _, n := range []string{"fig1", "fig2", "fig4b"} {
+			if *only != "" && !slices.Contains(splitList(*only), n) {
+				continue
+			}
+			if photosOr("tiny64") == "" && n != "fig4b" || n == "fig4b" && photosOr("cifar32_batch.bin") == "" {
+				fmt.Fprintf(e.stderr, "== %s: skipped, no photos in %s (run 'drdam experiment %s --images DIR' with your own)\n", n, sharedPhotos, n)
+				continue
+			}
+			fmt.Fprintf(e.stderr, "== %s\n", n)
+			dir := filepath.Join(*out, n)
+			var r *imageResult
+			var err error
+			if n == "fig4b" {
+				r, err = runFig4B(e, []string{"--out", dir})
+			} else {
+				r, err = runImageExperiment(e, n, []string{"--out", dir})
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", n, err)
+			}
+			imgs = append(imgs, r)
+		}
+	}
 	total := time.Since(start)
-	report := reproduceReport(results, *scale, total)
+	report := reproduceReport(results, imgs, *scale, total)
 	path := filepath.Join(*out, "REPORT.md")
 	if err := atomicfile.Write(path, func(w io.Writer) error {
 		_, err := io.WriteString(w, report)
@@ -88,7 +117,7 @@ var paperContext = map[string]string{
 }
 
 // reproduceReport formats the report of a reproduce run.
-func reproduceReport(results []*paperResult, scale string, total time.Duration) string {
+func reproduceReport(results []*paperResult, imgs []*imageResult, scale string, total time.Duration) string {
 	var b strings.Builder
 	host, _ := os.Hostname()
 	fmt.Fprintf(&b, "# drdam reproduce: the paper's quantitative results\n\n")
@@ -101,8 +130,16 @@ func reproduceReport(results []*paperResult, scale string, total time.Duration) 
 			fmt.Fprintf(&b, "| %s | %s | %s | **%s** | %s |\n", r.spec.Experiment, f.Name, f.Claim, f.Verdict, fmtDuration(r.elapsed))
 		}
 	}
+	for _, r := range imgs {
+		for _, f := range r.findings {
+			fmt.Fprintf(&b, "| %s | %s | %s | **%s** | %s |\n", r.name, f.Name, f.Claim, f.Verdict, fmtDuration(r.elapsed))
+		}
+	}
 	b.WriteString("\n\"Holds in part\" and \"does not hold\" mark where the measurements differ from the paper; the sections below say where, with the numbers.\n")
-	b.WriteString("The image experiments (Fig. 1, 2 and 4B) are not part of this report yet.\n\n")
+	if len(imgs) == 0 {
+		b.WriteString("The image experiments (Fig. 1, 2 and 4B) were not run (no photos, or --only).\n")
+	}
+	b.WriteString("\n")
 	for _, r := range results {
 		name := r.spec.Experiment
 		fmt.Fprintf(&b, "## %s (%s)\n\n", name, paperFigure[name])
@@ -117,6 +154,18 @@ func reproduceReport(results []*paperResult, scale string, total time.Duration) 
 		}
 		for _, fig := range r.figures {
 			fmt.Fprintf(&b, "![%s](%s/%s.png)\n\n", fig, name, fig)
+		}
+	}
+	for _, r := range imgs {
+		fmt.Fprintf(&b, "## %s\n\n%s\n\nRerun: `drdam experiment %s --out %s` (%s).\n\n", r.name, r.summary, r.name, r.dir, fmtDuration(r.elapsed))
+		writeFindings(&b, r.findings)
+		for _, f := range r.findings {
+			if f.Verdict != experiment.Holds {
+				fmt.Fprintf(&b, "**Differs from the paper (%s):** the claim %s here; see the numbers above.\n\n", f.Name, f.Verdict)
+			}
+		}
+		for _, fig := range r.figures {
+			fmt.Fprintf(&b, "![%s %s](%s/%s)\n\n", r.name, fig, r.name, fig)
 		}
 	}
 	return b.String()
