@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -56,8 +57,8 @@ type paperSpec struct {
 	Stored int    `json:"stored,omitempty"`
 	New    int    `json:"new,omitempty"`
 
-	Started string `json:"started,omitempty"`
-	Elapsed string `json:"elapsed,omitempty"`
+	Started string `json:"started,omitempty"` // when the first of the runs that made the points began
+	Elapsed string `json:"elapsed,omitempty"` // their run time, summed over resumed runs
 }
 
 // fixed returns s without its axes and run metadata: what must match for
@@ -323,6 +324,8 @@ func runPaperSpec(e *env, s paperSpec, out string, fresh, estimateOnly bool) (*p
 	}
 	cfgPath, ptsPath := filepath.Join(out, "config.json"), filepath.Join(out, "points.csv")
 	var rows []experiment.Row
+	var before time.Duration // run time of the earlier runs resumed
+	var started string
 	if !fresh && !estimateOnly {
 		if b, err := os.ReadFile(cfgPath); err == nil {
 			var old paperSpec
@@ -335,6 +338,9 @@ func runPaperSpec(e *env, s paperSpec, out string, fresh, estimateOnly bool) (*p
 			rows, err = experiment.ReadRows(ptsPath)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, fmt.Errorf("%w (pass --fresh to start over)", err)
+			}
+			if d, err := time.ParseDuration(old.Elapsed); err == nil && len(rows) > 0 {
+				before, started = d, old.Started
 			}
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return nil, err
@@ -363,7 +369,7 @@ func runPaperSpec(e *env, s paperSpec, out string, fresh, estimateOnly bool) (*p
 		return nil, err
 	}
 	start := time.Now()
-	s.Started = start.UTC().Format(time.RFC3339)
+	s.Started = cmp.Or(started, start.UTC().Format(time.RFC3339))
 	if err := writeJSON(cfgPath, s); err != nil {
 		return nil, err
 	}
@@ -377,14 +383,15 @@ func runPaperSpec(e *env, s paperSpec, out string, fresh, estimateOnly bool) (*p
 		rows = append(rows, new...)
 		return experiment.WriteRows(ptsPath, rows)
 	}, func(d, total float64, label string) {
-		pr.bar(name+": done "+label, d, total)
+		pr.bar(name+": "+label, d, total)
 	})
 	pr.done()
 	if err != nil {
 		return nil, err
 	}
 	elapsed := time.Since(start)
-	s.Elapsed = elapsed.Round(time.Second).String()
+	// Elapsed is the run time of all the runs that made the points.
+	s.Elapsed = (before + elapsed).Round(time.Second).String()
 	if err := writeJSON(cfgPath, s); err != nil {
 		return nil, err
 	}

@@ -51,10 +51,16 @@ func TestPaperEnergyErrorResume(t *testing.T) {
 		t.Errorf("config.json: %v %+v", err, spec)
 	}
 
-	// A rerun measures nothing new.
+	// A rerun measures nothing new, and keeps the first run's start and
+	// run time.
 	st, _, errOut := drdam(t, args...)
 	if st != 0 || !strings.Contains(errOut, "0 tasks to run, 4 configurations done already") {
 		t.Errorf("rerun: status %d, stderr %q", st, errOut)
+	}
+	var again paperSpec
+	b, _ = os.ReadFile(filepath.Join(out, "config.json"))
+	if err := json.Unmarshal(b, &again); err != nil || again.Started != spec.Started {
+		t.Errorf("rerun: started %q, want the first run's %q (%v)", again.Started, spec.Started, err)
 	}
 	// A new Y adds its configurations only, and the old rows are kept bit
 	// for bit.
