@@ -43,6 +43,7 @@ type imageFlags struct {
 type completeDefaults struct {
 	images  string
 	n       int
+	queries int
 	size    string
 	occlude string
 	beta    float64
@@ -56,7 +57,7 @@ func addImageFlags(fs *flags, d completeDefaults) *imageFlags {
 		cifar:      fs.String("cifar", "", "a CIFAR-10 binary batch file (instead of --images)"),
 		tiny:       fs.String("tiny-imagenet", "", "a Tiny ImageNet root folder (train/<wnid>/images, val/images; instead of --images)"),
 		n:          fs.Int("n", d.n, "number of images stored (the first N; 0 = all)"),
-		queries:    fs.Int("queries", 0, "number of stored images to occlude and complete (the first N; 0 = all stored)"),
+		queries:    fs.Int("queries", d.queries, "number of stored images to occlude and complete (the first N; 0 = all stored)"),
 		size:       fs.String("size", d.size, "image size HxW: images are scaled to cover it and centre-cropped"),
 		occlude:    fs.String("occlude", d.occlude, "occlusion: bottom:FRAC (the bottom rows), random:FRAC (random pixels), box:TOP,LEFT,H,W"),
 		beta:       fs.Float64("beta", d.beta, "inverse temperature β"),
@@ -227,7 +228,7 @@ H×W×3 pixels, each v/255/√D, so that it lies in [0, 1/√D]^D.
 
 Example:
   drdam complete --images ~/Pictures/holiday --n 8 --occlude bottom:0.5`)
-	def := completeDefaults{size: "64x64", occlude: "bottom:0.67", beta: 60, y: 180000, steps: 300}
+	def := completeDefaults{size: "64x64", occlude: "bottom:0.67", beta: 60, y: 180000, steps: 300, queries: 8}
 	if fi, err := os.Stat(filepath.Join(sharedPhotos, "tiny64")); err == nil && fi.IsDir() {
 		def.images = filepath.Join(sharedPhotos, "tiny64")
 		def.n = 4
