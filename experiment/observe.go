@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/drdam/drdam/metrics"
 	"math"
 	"slices"
 	"strings"
@@ -82,18 +83,6 @@ func verdict(groups []tally, need float64) string {
 	return HoldsInPart
 }
 
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(v)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // index gives fast lookup of rows by key, query set and metric.
 type index map[string]Row
 
@@ -159,7 +148,7 @@ func ObserveNearFar(rows []Row) Finding {
 			continue
 		}
 		groups = append(groups, t)
-		f.Details = append(f.Details, fmt.Sprintf("β = %g: at/near below far in %v comparisons; median ratio far / (at or near) %.3g", b, t, median(ratios)))
+		f.Details = append(f.Details, fmt.Sprintf("β = %g: at/near below far in %v comparisons; median ratio far / (at or near) %.3g", b, t, metrics.Median(ratios)))
 	}
 	f.Verdict = verdict(groups, 0.9)
 	return f
@@ -205,7 +194,7 @@ func ObserveBeta(rows []Row) Finding {
 			continue
 		}
 		groups = append(groups, t)
-		f.Details = append(f.Details, fmt.Sprintf("%s: error at β = %g above β = %g in %v comparisons; median ratio %.3g", q, hi, lo, t, median(ratios)))
+		f.Details = append(f.Details, fmt.Sprintf("%s: error at β = %g above β = %g in %v comparisons; median ratio %.3g", q, hi, lo, t, metrics.Median(ratios)))
 	}
 	magnitudeOff := false
 	for _, pair := range [][3]float64{{50, 30, 10}, {50, 10, 100}} {
@@ -223,7 +212,7 @@ func ObserveBeta(rows []Row) Finding {
 			}
 		}
 		if len(ratios) > 0 {
-			m := median(ratios)
+			m := metrics.Median(ratios)
 			line := fmt.Sprintf("near, energy: β = %g / β = %g: median ratio %.3g (range %.3g–%.3g over %d (D, Y)); the paper: ~%g",
 				pair[0], pair[1], m, slices.Min(ratios), slices.Max(ratios), len(ratios), pair[2])
 			if m < pair[2]/2 || m > pair[2]*2 {
@@ -353,7 +342,7 @@ func ObserveK(rows []Row) Finding {
 	f.Details = append(f.Details, fmt.Sprintf("at and near: error grows with K in %v series", t))
 	for _, q := range QuerySets {
 		if s := slopes[q]; len(s) > 0 {
-			f.Details = append(f.Details, fmt.Sprintf("%s: exponent p of err ∝ K^p: median %.2f, range %.2f to %.2f over %d series", q, median(s), slices.Min(s), slices.Max(s), len(s)))
+			f.Details = append(f.Details, fmt.Sprintf("%s: exponent p of err ∝ K^p: median %.2f, range %.2f to %.2f over %d series", q, metrics.Median(s), slices.Min(s), slices.Max(s), len(s)))
 		}
 	}
 	f.Verdict = verdict([]tally{t}, 0.9)
@@ -422,7 +411,7 @@ func ObserveBases(rows []Row) Finding {
 		if b >= 10 {
 			groups = append(groups, t)
 		}
-		f.Details = append(f.Details, fmt.Sprintf("β = %g: trigonometric better in %v comparisons; median ratio (Exp/ExpExp error) / (Cos/SinCos error) %.3g", b, t, median(ratios)))
+		f.Details = append(f.Details, fmt.Sprintf("β = %g: trigonometric better in %v comparisons; median ratio (Exp/ExpExp error) / (Cos/SinCos error) %.3g", b, t, metrics.Median(ratios)))
 	}
 	if sincosGrad.n > 0 {
 		f.Details = append(f.Details, fmt.Sprintf("SinCos has the smallest gradient error of the four bases in %v comparisons (the paper: \"always\")", sincosGrad))
@@ -525,11 +514,11 @@ func ObserveBound(rows []Row) Finding {
 		if len(ratios) == 0 {
 			continue
 		}
-		m := median(ratios)
+		m := metrics.Median(ratios)
 		var t tally
 		t.add(m >= 0.1 && m <= 10)
 		groups = append(groups, t)
-		f.Details = append(f.Details, fmt.Sprintf("D = %d, β = %g: measured gradient MAE / bound: median %.3g (C₁ median %.3g)", ds[0], b, m, median(c1s)))
+		f.Details = append(f.Details, fmt.Sprintf("D = %d, β = %g: measured gradient MAE / bound: median %.3g (C₁ median %.3g)", ds[0], b, m, metrics.Median(c1s)))
 	}
 	f.Verdict = verdict(groups, 1)
 	if f.Verdict != Holds {

@@ -82,6 +82,11 @@ func Load(paths []string, h, w int) ([]*Image, error) {
 			return nil, fmt.Errorf("imageio: no PNG or JPEG files in %s", p)
 		}
 	}
+	return loadFiles(files, h, w)
+}
+
+// loadFiles decodes PNG or JPEG files, in order, and converts them to h×w.
+func loadFiles(files []string, h, w int) ([]*Image, error) {
 	ims := make([]*Image, len(files))
 	for i, f := range files {
 		im, err := loadFile(f, h, w)
@@ -291,15 +296,7 @@ func LoadTinyImageNet(root, split string, n, h, w int) ([]*Image, error) {
 	if n > 0 && n < len(files) {
 		files = files[:n]
 	}
-	ims := make([]*Image, len(files))
-	for i, f := range files {
-		im, err := loadFile(f, h, w)
-		if err != nil {
-			return nil, err
-		}
-		ims[i] = im
-	}
-	return ims, nil
+	return loadFiles(files, h, w)
 }
 
 // Patterns stacks images of one size H×W into a K×D row-major matrix
