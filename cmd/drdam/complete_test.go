@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"io"
 	"image"
 	"image/color"
 	"image/png"
@@ -131,5 +132,41 @@ func TestFig4BCommand(t *testing.T) {
 	st, _, errOut := drdam(t, "experiment", "fig4b", "--cifar", batch, "--query", "5", "--out", out)
 	if st != 2 || !strings.Contains(errOut, "--query") {
 		t.Errorf("--query 5: status %d, %q", st, errOut)
+	}
+}
+
+// TestImageExperiments runs fig1 and fig2 on generated images and checks
+// their findings: fig1 checks the fixed points and the energies, fig2 the
+// compression (T against K·D) and the retrieval.
+func TestImageExperiments(t *testing.T) {
+	dir := t.TempDir()
+	writeTestImages(t, dir, 4, 8)
+	for _, c := range []struct {
+		name  string
+		args  []string
+		wants []string
+	}{
+		{"fig1", []string{"--y", "20000", "--steps", "100", "--occlude", "bottom:0.25"}, []string{"fig1 (fixed points)", "fig1 (energies)", "% of the drop"}},
+		// K·D = 4·192 = 768 values; Y = 300 SinCos projections give 600.
+		{"fig2", []string{"--y", "300", "--steps", "100"}, []string{"fig2 (compression)", "**holds**", "T is 78% of it", "photos retrieved"}},
+	} {
+		out := filepath.Join(dir, c.name)
+		r, err := runImageExperiment(&env{stdout: io.Discard, stderr: io.Discard}, c.name,
+			append([]string{"--images", dir, "--size", "8x8", "--out", out}, c.args...))
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "findings.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(string(b), w) {
+				t.Errorf("%s: findings.md lacks %q:\n%s", c.name, w, b)
+			}
+		}
+		if len(r.findings) != 2 || len(r.figures) != 2 {
+			t.Errorf("%s: %d findings, %d figures", c.name, len(r.findings), len(r.figures))
+		}
 	}
 }
