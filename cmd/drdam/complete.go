@@ -229,10 +229,7 @@ H×W×3 pixels, each v/255/√D, so that it lies in [0, 1/√D]^D.
 Example:
   drdam complete --images ~/Pictures/holiday --n 8 --occlude bottom:0.5`)
 	def := completeDefaults{size: "64x64", occlude: "bottom:0.67", beta: 60, y: 180000, steps: 300, queries: 8}
-	if fi, err := os.Stat(filepath.Join(sharedPhotos, "tiny64")); err == nil && fi.IsDir() {
-		def.images = filepath.Join(sharedPhotos, "tiny64")
-		def.n = 4
-	}
+	def.images = photosOr("tiny64")
 	f := addImageFlags(fs, def)
 	out := fs.String("out", filepath.Join("out", "complete"), "output directory")
 	if err := fs.parse(e, args); err != nil {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"encoding/csv"
-	"io"
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
