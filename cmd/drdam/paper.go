@@ -122,7 +122,8 @@ gradients ‖∇E − ∇Ê‖ against MrDAM's, for K unique random binary patte
 their bits flipped (near), and fresh random patterns (far), over the grid
 D × β × Y; plus the paper's "random guess" (MrDAM at the stored patterns
 against DrDAM at independent random queries), the horizontal line of the
-figure.`,
+figure; fitted b/√Y curves; and, for SinCos, the bound of Corollary 1
+with C₁ measured on the projection and C₂ = ½ (fig3-bound).`,
 	"retrieval-error": `
 Fig. 4A (§4.2): MrDAM and DrDAM descend the energy (x ← x − η∇E) from the
 same at, near and far queries until the energy changes by less than --tol
