@@ -65,15 +65,8 @@ func BasisPlan(g BasisGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 		if r, ok := refs[beta]; ok {
 			return r[0], r[1], nil
 		}
-		mr, err := dam.NewMrDAM(dam.Config{D: d, Beta: beta, Precision: dam.Float64})
+		e, gr, err := mrdamEnergyGrad(stored, queries, d, beta)
 		if err != nil {
-			return nil, nil, err
-		}
-		if err := mr.Add(stored); err != nil {
-			return nil, nil, err
-		}
-		e, gr := make([]float64, len(queries)/d), make([]float64, len(queries))
-		if err := mr.EnergyGrad(e, gr, queries); err != nil {
 			return nil, nil, err
 		}
 		refs[beta] = [2][]float64{e, gr}

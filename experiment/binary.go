@@ -72,22 +72,19 @@ func (g *BinaryGrid) check(name string) error {
 // binaryData is the patterns and queries of one (D, K), with MrDAM's
 // energies and gradients (or fixed points) at them per β.
 type binaryData struct {
-	d, k     int
-	stored   []float64 // K×D
-	queries  []float64 // at, near, far, guess: 4K×D
-	refE     map[float64][]float64
-	refG     map[float64][]float64
-	fixed    map[float64][]float64 // retrieval: MrDAM's binarized fixed points of at, near, far
-	setOrder []QuerySet
+	d, k    int
+	stored  []float64 // K×D
+	queries []float64 // at, near, far, guess: 4K×D
+	refE    map[float64][]float64
+	refG    map[float64][]float64
+	fixed   map[float64][]float64 // retrieval: MrDAM's fixed points from the at, near and far queries
 }
 
+// binaryQuerySets are the sets of binaryData.queries, in order.
+var binaryQuerySets = []QuerySet{At, Near, Far, Guess}
+
 func newBinaryData(g *BinaryGrid, d, k int) (*binaryData, error) {
-	both, err := synth.Binary(g.Seed, 2*k, d)
-	if err != nil {
-		return nil, err
-	}
-	at, far := both[:k*d], both[k*d:]
-	near, err := synth.Flip(g.Seed+1, at, d, g.Flip)
+	at, near, far, err := binarySets(g.Seed, k, d, g.Flip)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +96,51 @@ func newBinaryData(g *BinaryGrid, d, k int) (*binaryData, error) {
 	}
 	q := slices.Concat(at, near, far, guess)
 	return &binaryData{d: d, k: k, stored: at, queries: q, refE: map[float64][]float64{}, refG: map[float64][]float64{},
-		fixed: map[float64][]float64{}, setOrder: []QuerySet{At, Near, Far, Guess}}, nil
+		fixed: map[float64][]float64{}}, nil
+}
+
+// binarySets returns the query sets of §4.1 for seed: K unique binary
+// patterns ("at", the stored ones), the same with a fraction flip of their
+// bits flipped ("near"), and K fresh patterns distinct from them ("far"),
+// each K×D.
+func binarySets(seed uint64, k, d int, flip float64) (at, near, far []float64, err error) {
+	both, err := synth.Binary(seed, 2*k, d)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	at, far = both[:k*d], both[k*d:]
+	near, err = synth.Flip(seed+1, at, d, flip)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return at, near, far, nil
+}
+
+// mrdam returns a float64 MrDAM of inverse temperature beta storing the
+// patterns (K×D): the reference the experiments measure DrDAM against.
+func mrdam(patterns []float64, d int, beta float64) (*dam.MrDAM, error) {
+	mr, err := dam.NewMrDAM(dam.Config{D: d, Beta: beta, Precision: dam.Float64})
+	if err != nil {
+		return nil, err
+	}
+	if err := mr.Add(patterns); err != nil {
+		return nil, err
+	}
+	return mr, nil
+}
+
+// mrdamEnergyGrad returns the energies and gradients of mrdam(patterns, d,
+// beta) at the queries (B×D).
+func mrdamEnergyGrad(patterns, queries []float64, d int, beta float64) (e, g []float64, err error) {
+	mr, err := mrdam(patterns, d, beta)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, g = make([]float64, len(queries)/d), make([]float64, len(queries))
+	if err := mr.EnergyGrad(e, g, queries); err != nil {
+		return nil, nil, fmt.Errorf("MrDAM D=%d β=%g: %w", d, beta, err)
+	}
+	return e, g, nil
 }
 
 // ref returns MrDAM's energies and gradients at the 4K queries.
@@ -107,17 +148,9 @@ func (bd *binaryData) ref(beta float64) ([]float64, []float64, error) {
 	if e, ok := bd.refE[beta]; ok {
 		return e, bd.refG[beta], nil
 	}
-	mr, err := dam.NewMrDAM(dam.Config{D: bd.d, Beta: beta, Precision: dam.Float64})
+	e, g, err := mrdamEnergyGrad(bd.stored, bd.queries, bd.d, beta)
 	if err != nil {
 		return nil, nil, err
-	}
-	if err := mr.Add(bd.stored); err != nil {
-		return nil, nil, err
-	}
-	n := len(bd.queries) / bd.d
-	e, g := make([]float64, n), make([]float64, n*bd.d)
-	if err := mr.EnergyGrad(e, g, bd.queries); err != nil {
-		return nil, nil, fmt.Errorf("MrDAM D=%d β=%g: %w", bd.d, beta, err)
 	}
 	bd.refE[beta], bd.refG[beta] = e, g
 	return e, g, nil
@@ -260,7 +293,7 @@ func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int, part func(flo
 				// The guess compares MrDAM at the stored patterns (set 0)
 				// with DrDAM at the random queries (set 3).
 				rs := s
-				if bd.setOrder[s] == Guess {
+				if binaryQuerySets[s] == Guess {
 					rs = 0
 				}
 				for q := range k {
@@ -271,7 +304,7 @@ func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int, part func(flo
 				metrics.GradErrors(ge[s][n0:], gr[s*k*d:(s+1)*k*d], refG[rs*k*d:(rs+1)*k*d], d)
 			}
 		}
-		for s, set := range bd.setOrder {
+		for s, set := range binaryQuerySets {
 			rows = append(rows, summarize(key, set, MetricEnergy, ee[s], ns), summarize(key, set, MetricGradient, ge[s], ns))
 		}
 		if c1 != nil {
@@ -357,11 +390,8 @@ func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, n
 	for ki, key := range keys {
 		ref, ok := bd.fixed[key.Beta]
 		if !ok {
-			mr, err := dam.NewMrDAM(dam.Config{D: d, Beta: key.Beta, Precision: dam.Float64})
+			mr, err := mrdam(bd.stored, d, key.Beta)
 			if err != nil {
-				return nil, err
-			}
-			if err := mr.Add(bd.stored); err != nil {
 				return nil, err
 			}
 			res, err := dam.Recall(mr, x0, opt)

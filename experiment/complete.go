@@ -69,11 +69,8 @@ func Complete(c Completion) (*CompletionResult, error) {
 	if c.Box {
 		opt.Box = &dam.Box{Lo: 0, Hi: hi}
 	}
-	mr, err := dam.NewMrDAM(dam.Config{D: d, Beta: c.Beta, Precision: dam.Float64})
+	mr, err := mrdam(c.Stored, d, c.Beta)
 	if err != nil {
-		return nil, err
-	}
-	if err := mr.Add(c.Stored); err != nil {
 		return nil, err
 	}
 	if !c.SkipMrDAM {

@@ -8,7 +8,6 @@ import (
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/metrics"
-	"github.com/drdam/drdam/synth"
 )
 
 // QuerySet names where queries start: at the stored patterns, near them,
@@ -142,16 +141,9 @@ func EnergyError(c EnergyErrorConfig, progress Progress) ([]Point, error) {
 		type ref struct{ e, g []float64 }
 		refs := map[float64]ref{}
 		for _, beta := range c.Betas {
-			mr, err := dam.NewMrDAM(dam.Config{D: d, Beta: beta, Precision: dam.Float64})
+			e, g, err := mrdamEnergyGrad(xi, all, d, beta)
 			if err != nil {
 				return nil, err
-			}
-			if err := mr.Add(xi); err != nil {
-				return nil, err
-			}
-			e, g := make([]float64, nall), make([]float64, nall*d)
-			if err := mr.EnergyGrad(e, g, all); err != nil {
-				return nil, fmt.Errorf("MrDAM D=%d β=%g: %w", d, beta, err)
 			}
 			refs[beta] = ref{e, g}
 		}
@@ -242,12 +234,7 @@ func meanSE(v []float64, ns int) (mean, se float64) {
 // Flip of their bits flipped ("near"), and K fresh patterns distinct from
 // the stored ones ("far"), each K×D.
 func querySets(c EnergyErrorConfig, d int) (map[QuerySet][]float64, error) {
-	both, err := synth.Binary(c.Seed, 2*c.K, d)
-	if err != nil {
-		return nil, err
-	}
-	at, far := both[:c.K*d], both[c.K*d:]
-	near, err := synth.Flip(c.Seed+1, at, d, c.Flip)
+	at, near, far, err := binarySets(c.Seed, c.K, d, c.Flip)
 	if err != nil {
 		return nil, err
 	}
