@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/imageio"
 )
 
 // Completion configures an image-completion run (Fig. 1, 2 and 4B): the
@@ -101,15 +102,7 @@ func Complete(c Completion) (*CompletionResult, error) {
 	if err := mr.EnergyGrad(res.TrueAtDr, nil, res.Dr.X); err != nil {
 		return nil, err
 	}
-	clip := func(v float64) float64 { return min(max(v, 0), hi) * 255 * math.Sqrt(float64(d)) }
-	rmse := func(a, b []float64) float64 {
-		var s float64
-		for i := range a {
-			e := clip(a[i]) - clip(b[i])
-			s += e * e
-		}
-		return math.Sqrt(s / float64(len(a)))
-	}
+	rmse := func(a, b []float64) float64 { return imageio.RMSE255(imageio.Clip(a, d), imageio.Clip(b, d), d, nil) }
 	for q := range b {
 		x := c.Queries[q*d : (q+1)*d]
 		xd := res.Dr.X[q*d : (q+1)*d]

@@ -153,6 +153,20 @@ func Apply(dst, x []float64, visible []bool, fill float64) {
 	}
 }
 
+// Clip returns a copy of the patterns x (dimension d, or B×d) with every
+// value clipped to [0, 1/√d], the range an image shows (RGBA clips the
+// same way); NaN becomes 0.
+func Clip(x []float64, d int) []float64 {
+	hi := unitScale(d)
+	out := make([]float64, len(x))
+	for i, v := range x {
+		if v > 0 {
+			out[i] = min(v, hi)
+		}
+	}
+	return out
+}
+
 // RMSE255 returns the root-mean-square difference between a and b in 0–255
 // pixel units: √(mean (a_i − b_i)²) · 255·√d, where d is the dimension of one
 // pattern. a and b are patterns of dimension d or B×d row-major batches (the

@@ -192,3 +192,11 @@ func TestRMSE255(t *testing.T) {
 		t.Errorf("RMSE255(a, a) = %v", got)
 	}
 }
+
+func TestClip(t *testing.T) {
+	d := 4 // 1/√d = 0.5
+	got := Clip([]float64{-1, 0.25, 0.7, math.NaN()}, d)
+	if want := []float64{0, 0.25, 0.5, 0}; !slices.Equal(got, want) {
+		t.Errorf("Clip = %v, want %v", got, want)
+	}
+}

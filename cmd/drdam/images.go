@@ -166,7 +166,7 @@ func compressionFindings(cp *completion, res *experiment.CompletionResult) []exp
 		xd := res.Dr.X[q*d : (q+1)*d]
 		best, bestK := math.Inf(1), -1
 		for k := range cp.ims {
-			if v := imageio.RMSE255(clip01(xd, d), cp.c.Stored[k*d:(k+1)*d], d, cp.c.Visible); v < best {
+			if v := imageio.RMSE255(imageio.Clip(xd, d), cp.c.Stored[k*d:(k+1)*d], d, cp.c.Visible); v < best {
 				best, bestK = v, k
 			}
 		}
@@ -291,7 +291,7 @@ photos in CIFAR-10 binary layout (`+sharedPhotos+`/cifar32_batch.bin).`)
 				row = append(row, imageOf(orig.Name, cp, res.Occluded))
 			}
 			row = append(row, imageOf(orig.Name, cp, res.Dr.X))
-			rm = append(rm, rmse255(res.Dr.X, mrX, d))
+			rm = append(rm, imageio.RMSE255(imageio.Clip(res.Dr.X, d), imageio.Clip(mrX, d), d, nil))
 		}
 		row = append(row, imageOf(orig.Name, cp, mrX), orig)
 		g.Cells = append(g.Cells, row)
@@ -333,27 +333,4 @@ photos in CIFAR-10 binary layout (`+sharedPhotos+`/cifar32_batch.bin).`)
 	}
 	fmt.Fprintf(e.stdout, "wrote %s, %s and %s\n", filepath.Join(*out, "grid.png"), filepath.Join(*out, "rmse.txt"), filepath.Join(*out, "findings.md"))
 	return r, nil
-}
-
-// clip01 returns x (dimension d) clipped to [0, 1/√d], as an image shows it.
-func clip01(x []float64, d int) []float64 {
-	hi := 1 / math.Sqrt(float64(d))
-	out := make([]float64, len(x))
-	for i, v := range x {
-		out[i] = min(max(v, 0), hi)
-	}
-	return out
-}
-
-// rmse255 is the RMSE of a and b (patterns of dimension d, clipped to
-// [0, 1/√d]) in 0–255 units.
-func rmse255(a, b []float64, d int) float64 {
-	hi := 1 / math.Sqrt(float64(d))
-	s := 255 * math.Sqrt(float64(d))
-	var sum float64
-	for i := range a {
-		e := (min(max(a[i], 0), hi) - min(max(b[i], 0), hi)) * s
-		sum += e * e
-	}
-	return math.Sqrt(sum / float64(len(a)))
 }
