@@ -187,8 +187,9 @@ run resumes, and new axis values add to the figures.`)
 	ks := fs.String("k", "", "comma-separated numbers of stored patterns K (default: the scale's)")
 	betas := fs.String("beta", "", "comma-separated inverse temperatures β (default: the scale's)")
 	ys := fs.String("y", "", "comma-separated numbers of random features Y (default: the scale's)")
-	seed := fs.Uint64("seed", 0, "seed of the patterns (or of the choice of data points) and of the projections")
-	prec := fs.String("precision", "float64", "compute precision of DrDAM (MrDAM is always float64)")
+	q := defaultSpec(name, "quick") // the flags' defaults
+	seed := fs.Uint64("seed", q.Seed, "seed of the patterns (or of the choice of data points) and of the projections")
+	prec := fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64)")
 	out := fs.String("out", filepath.Join("out", name), "output directory")
 	fresh := fs.Bool("fresh", false, "discard the results in --out and start over")
 	estimate := fs.Bool("estimate", false, "print the plan and its estimated run time, and stop")
@@ -200,20 +201,20 @@ run resumes, and new axis values add to the figures.`)
 	if name == "basis-ablation" {
 		bases = fs.String("bases", "", "comma-separated bases (default: cos,sincos,exp,expexp)")
 		projs = fs.String("projections", "", "comma-separated projections (default: gaussian,orthogonal,structured)")
-		data = fs.String("data", "letter", "data set: letter (embedded UCI Letter) or a .arff, .csv, .tsv, .txt or .npy file of numeric rows")
-		stored = fs.Int("stored", 500, "data points stored")
-		newPts = fs.Int("new", 400, "data points used as new patterns")
+		data = fs.String("data", q.Data, "data set: letter (embedded UCI Letter) or a .arff, .csv, .tsv, .txt or .npy file of numeric rows")
+		stored = fs.Int("stored", q.Stored, "data points stored")
+		newPts = fs.Int("new", q.New, "data points used as new patterns")
 	} else {
-		basis = fs.String("basis", "sincos", "feature basis: sincos, cos, exp or expexp")
-		proj = fs.String("projection", "gaussian", "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)")
-		flip = fs.Float64("flip", 0.1, "fraction of bits flipped for the near queries")
-		seeds = fs.Int("seeds", 1, "independent projections per point (standard errors across them when ≥ 2)")
+		basis = fs.String("basis", q.Basis, "feature basis: sincos, cos, exp or expexp")
+		proj = fs.String("projection", q.Projection, "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)")
+		flip = fs.Float64("flip", q.Flip, "fraction of bits flipped for the near queries")
+		seeds = fs.Int("seeds", q.Seeds, "independent projections per point (standard errors across them when ≥ 2)")
 	}
 	if name == "retrieval-error" {
 		queries = fs.Int("queries", 0, "queries per set: the first N of the K (default: the scale's; 0 = all)")
-		step = fs.Float64("step", 0.03, "descent step η (the paper's code: 0.03)")
-		steps = fs.Int("steps", 1000, "maximum descent steps L (the paper's code: 1000)")
-		tol = fs.Float64("tol", 1e-8, "stop a query when its energy changes by less than this (0: run every step)")
+		step = fs.Float64("step", q.Step, "descent step η (the paper's code: 0.03)")
+		steps = fs.Int("steps", q.MaxSteps, "maximum descent steps L (the paper's code: 1000)")
+		tol = fs.Float64("tol", q.Tol, "stop a query when its energy changes by less than this (0: run every step)")
 	}
 	if err := fs.parse(e, args); err != nil {
 		return nil, err
@@ -240,44 +241,47 @@ run resumes, and new axis values add to the figures.`)
 			s.Scale = *scale
 		}
 	}
+	// A flag given explicitly overrides the configuration; the others
+	// leave it as the scale (or --config) has it. (The flags' defaults are
+	// the quick scale's values, so without --config this is the same.)
 	var err error
-	if set["d"] || *ds != "" {
+	if set["d"] {
 		if s.D, err = parseInts("--d", *ds); err != nil {
 			return nil, err
 		}
 	}
-	if set["k"] || *ks != "" {
+	if set["k"] {
 		if s.K, err = parseInts("--k", *ks); err != nil {
 			return nil, err
 		}
 	}
-	if set["beta"] || *betas != "" {
+	if set["beta"] {
 		if s.Beta, err = parseFloats("--beta", *betas); err != nil {
 			return nil, err
 		}
 	}
-	if set["y"] || *ys != "" {
+	if set["y"] {
 		if s.Y, err = parseInts("--y", *ys); err != nil {
 			return nil, err
 		}
 	}
-	if set["seed"] || *cfgFile == "" {
+	if set["seed"] {
 		s.Seed = *seed
 	}
-	if set["precision"] || *cfgFile == "" {
+	if set["precision"] {
 		s.Precision = *prec
 	}
 	if basis != nil {
-		if set["basis"] || *cfgFile == "" {
+		if set["basis"] {
 			s.Basis = *basis
 		}
-		if set["projection"] || *cfgFile == "" {
+		if set["projection"] {
 			s.Projection = *proj
 		}
-		if set["flip"] || *cfgFile == "" {
+		if set["flip"] {
 			s.Flip = *flip
 		}
-		if set["seeds"] || *cfgFile == "" {
+		if set["seeds"] {
 			s.Seeds = *seeds
 		}
 	}
@@ -285,30 +289,30 @@ run resumes, and new axis values add to the figures.`)
 		if set["queries"] {
 			s.Queries = *queries
 		}
-		if set["step"] || *cfgFile == "" {
+		if set["step"] {
 			s.Step = *step
 		}
-		if set["steps"] || *cfgFile == "" {
+		if set["steps"] {
 			s.MaxSteps = *steps
 		}
-		if set["tol"] || *cfgFile == "" {
+		if set["tol"] {
 			s.Tol = *tol
 		}
 	}
 	if bases != nil {
-		if *bases != "" {
+		if set["bases"] {
 			s.Bases = splitList(*bases)
 		}
-		if *projs != "" {
+		if set["projections"] {
 			s.Projections = splitList(*projs)
 		}
-		if set["data"] || *cfgFile == "" {
+		if set["data"] {
 			s.Data = *data
 		}
-		if set["stored"] || *cfgFile == "" {
+		if set["stored"] {
 			s.Stored = *stored
 		}
-		if set["new"] || *cfgFile == "" {
+		if set["new"] {
 			s.New = *newPts
 		}
 	}
