@@ -137,13 +137,10 @@ func choose(seed uint64, n, k int) []int {
 		perm[i] = i
 	}
 	var s rng.Stream
-	s.Reset(seed, streamChoose)
+	s.Reset(seed, rng.StreamChoose)
 	for i := range k {
 		j := i + int(s.Uint64()%uint64(n-i))
 		perm[i], perm[j] = perm[j], perm[i]
 	}
 	return slices.Clip(perm[:k])
 }
-
-// streamChoose is the rng stream of choose.
-const streamChoose = 20 << 56

@@ -66,15 +66,6 @@ func ParseProjectionKind(s string) (ProjectionKind, error) {
 // Valid reports whether k is a known kind.
 func (k ProjectionKind) Valid() bool { _, ok := kindNames[k]; return ok }
 
-// Stream identifiers: the high byte says what a stream is for, the rest
-// which row or block. They are part of the pinned definition of a model's
-// random features.
-const (
-	streamGaussianRow = 1 << 56
-	streamOrthoBlock  = 2 << 56
-	streamBias        = 3 << 56
-)
-
 // RowSource is a projection whose rows can be written out: models use it to
 // build their own compute layout without holding a float64 copy of W.
 type RowSource interface {
@@ -119,7 +110,7 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 	if s.Kind == Gaussian {
 		var st rng.Stream
 		for a := lo; a < hi; a++ {
-			st.Reset(s.Seed, streamGaussianRow|uint64(a))
+			st.Reset(s.Seed, rng.StreamGaussianRow|uint64(a))
 			st.Normals(dst[(a-lo)*d : (a-lo+1)*d])
 		}
 		return
@@ -128,7 +119,7 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 	g := make([]float64, d*d)
 	norms := make([]float64, d)
 	for k := lo / d; k*d < hi; k++ {
-		st.Reset(s.Seed, streamOrthoBlock|uint64(k))
+		st.Reset(s.Seed, rng.StreamOrthoBlock|uint64(k))
 		orthoBlock(g, norms, d, &st)
 		r0, r1 := max(lo, k*d), min(hi, (k+1)*d)
 		copy(dst[(r0-lo)*d:(r1-lo)*d], g[(r0-k*d)*d:(r1-k*d)*d])
@@ -186,7 +177,7 @@ func NewGaussian(seed uint64, y, d int) *Dense {
 	parallelRange(y, func(lo, hi int) {
 		var s rng.Stream
 		for a := lo; a < hi; a++ {
-			s.Reset(seed, streamGaussianRow|uint64(a))
+			s.Reset(seed, rng.StreamGaussianRow|uint64(a))
 			s.Normals(p.w[a*d : (a+1)*d])
 		}
 	})
@@ -207,7 +198,7 @@ func NewOrthogonal(seed uint64, y, d int) *Dense {
 		g := make([]float64, d*d)
 		norms := make([]float64, d)
 		for k := lo; k < hi; k++ {
-			s.Reset(seed, streamOrthoBlock|uint64(k))
+			s.Reset(seed, rng.StreamOrthoBlock|uint64(k))
 			orthoBlock(g, norms, d, &s)
 			rows := min(d, y-k*d)
 			copy(p.w[k*d*d:], g[:rows*d])
@@ -263,7 +254,7 @@ func dotFMA(a, b []float64) float64 {
 
 // NewBias returns y shifts drawn uniformly from [0, 2π) from seed.
 func NewBias(seed uint64, y int) []float64 {
-	s := rng.New(seed, streamBias)
+	s := rng.New(seed, rng.StreamBias)
 	b := make([]float64, y)
 	for i := range b {
 		b[i] = 2 * math.Pi * s.Float64()

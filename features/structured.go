@@ -9,12 +9,6 @@ import (
 	"github.com/drdam/drdam/internal/rng"
 )
 
-// Streams of the structured projection: signs and row norms, per block.
-const (
-	streamSORF     = 4 << 56
-	streamSORFNorm = 5 << 56
-)
-
 // SORF is a structured orthogonal random projection (after SORF, Yu et
 // al. 2016, "Orthogonal Random Features"): each block of N rows is
 //
@@ -74,11 +68,11 @@ func NewSORF(seed uint64, y, d int) (*SORF, error) {
 	// and the value the same on every machine (math.Pow need not be).
 	norm := 1 / (float64(n) * math.Sqrt(float64(n)))
 	for b := range nb {
-		st.Reset(seed, streamSORFNorm|uint64(b))
+		st.Reset(seed, rng.StreamSORFNorms|uint64(b))
 		for i := range n {
 			s.Scale[b*n+i] = math.Sqrt(st.ChiSquare(n)) * norm
 		}
-		st.Reset(seed, streamSORF|uint64(b))
+		st.Reset(seed, rng.StreamSORFSigns|uint64(b))
 		blk := s.Signs[3*b*n : 3*(b+1)*n]
 		var u uint64
 		for i := range blk {

@@ -8,9 +8,6 @@ import (
 	"github.com/drdam/drdam/internal/rng"
 )
 
-// occlusionStream is the rng stream id of OccludeRandom.
-const occlusionStream = 30 << 56
-
 // checkSize panics unless h and w are positive.
 func checkSize(fn string, h, w int) {
 	if h <= 0 || w <= 0 {
@@ -57,7 +54,7 @@ func OccludeBottom(h, w int, frac float64) []bool {
 // OccludeRandom returns a mask of length D = h·w·3 (H×W×C order, true =
 // visible) hiding round(frac·h·w) pixels chosen uniformly at random without
 // replacement (all three channels of each). The choice is a partial
-// Fisher–Yates shuffle driven by internal/rng's stream (seed, 30<<56), so it
+// Fisher–Yates shuffle driven by internal/rng's stream (seed, rng.StreamOcclusion), so it
 // is the same for the same seed on every machine. It panics if h or w is not
 // positive or frac is not in [0, 1].
 func OccludeRandom(seed uint64, h, w int, frac float64) []bool {
@@ -66,7 +63,7 @@ func OccludeRandom(seed uint64, h, w int, frac float64) []bool {
 	n := h * w
 	k := int(math.Round(frac * float64(n)))
 	m := visibleMask(h, w)
-	s := rng.New(seed, occlusionStream)
+	s := rng.New(seed, rng.StreamOcclusion)
 	perm := make([]int, n)
 	for i := range perm {
 		perm[i] = i

@@ -7,12 +7,6 @@ import (
 	"github.com/drdam/drdam/internal/rng"
 )
 
-// Stream identifiers of this package's random draws.
-const (
-	streamBinary = 10 << 56
-	streamFlip   = 11 << 56
-)
-
 // Binary returns n distinct random patterns in {0, 1/√d}^d, each coordinate
 // 1/√d with probability ½, row-major (n×d). Pattern r depends only on
 // (seed, r) and on the earlier patterns it had to differ from. It returns an
@@ -30,7 +24,7 @@ func Binary(seed uint64, n, d int) ([]float64, error) {
 	key := make([]byte, (d+7)/8)
 	var s rng.Stream
 	for r := range n {
-		s.Reset(seed, streamBinary|uint64(r))
+		s.Reset(seed, rng.StreamBinary|uint64(r))
 		row := x[r*d : (r+1)*d]
 		for {
 			clear(key)
@@ -71,7 +65,7 @@ func Flip(seed uint64, x []float64, d int, frac float64) ([]float64, error) {
 	perm := make([]int, d)
 	var s rng.Stream
 	for r := range len(x) / d {
-		s.Reset(seed, streamFlip|uint64(r))
+		s.Reset(seed, rng.StreamFlip|uint64(r))
 		for i := range perm {
 			perm[i] = i
 		}

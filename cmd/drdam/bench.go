@@ -50,10 +50,6 @@ const benchSteps = 10
 // benchPhases are the phases bench.py runs for both of its implementations.
 var benchPhases = []string{"encode", "mr_eg", "dr_eg", "mr_recall", "dr_recall"}
 
-// benchStreamGray is the rng stream of the gray memories (distinct from the
-// streams of package features and synth).
-const benchStreamGray = 20 << 56
-
 func runBench(e *env, args []string) error {
 	fs := newFlags("bench", "", `
 Time one phase of one configuration, as `+"`bench.py run`"+` of the peers
@@ -247,7 +243,7 @@ func makeBenchData(c benchConfig, seed uint64) (*benchData, error) {
 		}
 	case "gray":
 		xi = make([]float64, c.K*d)
-		s, v := rng.New(seed, benchStreamGray), 1/math.Sqrt(float64(d))
+		s, v := rng.New(seed, rng.StreamGray), 1/math.Sqrt(float64(d))
 		for i := range xi {
 			xi[i] = s.Float64() * v
 		}
