@@ -34,6 +34,7 @@ type drEngine interface {
 	energyGrad(m *DrDAM, e, grad, x []float64) error
 	update(m *DrDAM, patterns, lw []float64, sign float64)
 	invalidate() // T changed
+	share() drEngine // a fresh engine on the same projection layout
 }
 
 // NewDrDAM returns an empty DrDAM whose projection and bias are generated
@@ -47,12 +48,7 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if c.Rep != RepDrDAM {
 		return nil, fmt.Errorf("NewDrDAM: configuration is for %v", c.Rep)
 	}
-	var proj features.Projection
-	if c.Projection == features.Structured {
-		proj, err = features.NewSORF(c.Seed, c.Y, c.D)
-	} else {
-		proj, err = features.NewSeeded(c.Projection, c.Seed, c.Y, c.D) // rows generated later
-	}
+	proj, err := features.NewProjection(c.Projection, c.Seed, c.Y, c.D) // dense rows are laid out later
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +139,29 @@ func blockSource[T kern.Float](c Config, fm *features.Map) blocks[T] {
 	panic(fmt.Sprintf("dam: projection %T has no compute layout", fm.Proj))
 }
 
+// WithBeta returns an empty DrDAM of m's configuration at inverse
+// temperature beta that shares m's projection and shift, in the engine's
+// layout, instead of generating them again: the panels of W do not depend
+// on β, which scales the queries. It is what NewDrDAM would return at
+// beta, bit for bit, without the cost of the projection (O(Y·D) for a
+// Gaussian one, O(Y·D²) for an orthogonal one). The two models may be used
+// from different goroutines.
+func (m *DrDAM) WithBeta(beta float64) (*DrDAM, error) {
+	c := m.cfg
+	c.Beta = beta
+	c, err := c.Validate()
+	if err != nil {
+		return nil, err
+	}
+	fm, err := features.NewMap(c.Basis, beta, m.fm.Proj, m.fm.Bias)
+	if err != nil {
+		return nil, err
+	}
+	n := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim()), eng: m.eng.share()}
+	n.clear()
+	return n, nil
+}
+
 // Config returns the configuration.
 func (m *DrDAM) Config() Config { return m.cfg }
 
@@ -224,9 +243,9 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 		}
 	}
 	if m.cfg.Basis.Positive() {
-		mult := float64(m.cfg.Basis.Width(1))
+		ln := m.cfg.Basis.LogNorm(y)
 		for i := range lw {
-			lw[i] -= beta*sq[i] + 0.5*math.Log(float64(y)*mult)
+			lw[i] -= beta*sq[i] - ln
 		}
 	} else if m.cfg.Similarity == Dot {
 		if sign > 0 {
@@ -414,6 +433,8 @@ func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
 	return c
 }
 
+func (c *drCompute[T]) share() drEngine { return &drCompute[T]{src: c.src, bias: c.bias} }
+
 func (c *drCompute[T]) invalidate() {
 	c.mu.Lock()
 	c.p = nil
@@ -430,7 +451,7 @@ func (c *drCompute[T]) params(m *DrDAM) *rowParams[T] {
 	_, n := c.src.count()
 	y := m.cfg.Y
 	p := &rowParams[T]{trig: m.cfg.Basis.Trig(), bias: c.bias}
-	two := m.cfg.Basis.Width(1) == 2
+	two := m.cfg.Basis.Halves() == 2
 	if p.trig {
 		p.r1 = padTo[T](m.t[:y], n, 0, 0)
 		if two {
@@ -469,10 +490,7 @@ func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
 	rowSqNorms(w.xsq, x, d)
 	eps := cfg.Epsilon
 	if p.trig {
-		k := 1 / math.Sqrt(float64(y))
-		if cfg.Basis == features.Cos {
-			k = math.Sqrt(2 / float64(y))
-		}
+		k := cfg.Basis.Norm(y)
 		for r := range b {
 			sum := w.ev.s[r]
 			s := k * sum
@@ -497,12 +515,12 @@ func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
 		}
 		return nil
 	}
-	logNorm := 0.5 * math.Log(float64(cfg.Basis.Width(y)))
+	logNorm := cfg.Basis.LogNorm(y)
 	for r := range b {
 		l := w.ev.s[r]
 		logS := math.Inf(-1)
 		if l > 0 {
-			logS = w.ev.m[r] + math.Log(l) + p.shift - beta*w.xsq[r] - logNorm
+			logS = w.ev.m[r] + math.Log(l) + p.shift - beta*w.xsq[r] + logNorm
 		}
 		if math.IsInf(logS, -1) && eps == 0 {
 			return fmt.Errorf("query %d: φ(x)·T = 0, the energy is +Inf; use a clip floor ε > 0", r)
@@ -547,6 +565,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	// Per memory lane: its weight (trigonometric) or log-weight (positive);
 	// padding lanes get 0 and −Inf.
 	wl := make([]float64, nl)
+	kn := cfg.Basis.Norm(y)
 	for j := range wl {
 		switch {
 		case j >= len(lw) && positive:
@@ -556,10 +575,6 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		case positive:
 			wl[j] = lw[j]
 		default:
-			kn := 1 / math.Sqrt(float64(y))
-			if cfg.Basis == features.Cos {
-				kn = math.Sqrt(2 / float64(y))
-			}
 			wl[j] = kn
 			if cfg.Similarity == Dot {
 				wl[j] *= math.Exp(lw[j] - m.logScale)
@@ -567,7 +582,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		}
 	}
 	nb, _ := c.src.count()
-	two := cfg.Basis.Width(1) == 2
+	two := cfg.Basis.Halves() == 2
 	task := par.Task{F: func(gi int) {
 		b0, b1 := kern.GroupBlocks(gi, nb)
 		var sc scratch[T]

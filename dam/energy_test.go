@@ -82,8 +82,8 @@ func naiveDrEnergy(m *DrDAM, xi, x []float64) float64 {
 }
 
 // TestEnergyMatchesNaive compares EnergyGrad's energies with the naive
-// definitions above, for both energies, all bases, with and without bias,
-// Gaussian and orthogonal projections. Both are float64 computations of the
+// definitions above, for both energies, every basis and every seeded
+// projection kind of package features' registry, with and without bias. Both are float64 computations of the
 // same quantity in different orders; with D = 12 and Y = 300 the rounding
 // differences are a few 1e-16 relative, so 1e-11 leaves ample room while
 // catching any error in a formula.
@@ -102,7 +102,7 @@ func TestEnergyMatchesNaive(t *testing.T) {
 				}
 			}
 			for _, basis := range allBases {
-				for _, proj := range []features.ProjectionKind{features.Gaussian, features.Orthogonal} {
+				for _, proj := range features.ProjectionKinds() {
 					for _, nobias := range []bool{false, true} {
 						c := Config{D: d, Beta: beta, Similarity: sim, Y: 300, Basis: basis, Projection: proj, Seed: 5, NoBias: nobias}
 						dr := mustDrDAM(t, c, xi)
@@ -334,5 +334,44 @@ func TestDrDAMApproachesMrDAM(t *testing.T) {
 	}
 	if maes[1] >= maes[0] {
 		t.Errorf("energy MAE did not shrink from Y = 10³ (%.3g) to 10⁵ (%.3g)", maes[0], maes[1])
+	}
+}
+
+// TestWithBeta: a DrDAM made by WithBeta from another one's projection is
+// bit for bit the DrDAM that NewDrDAM makes at that β, for every basis and
+// every seeded projection kind of the registry, in both precisions.
+func TestWithBeta(t *testing.T) {
+	const d, k = 10, 5
+	xi := grayPatterns(4, k, d)
+	x := flip(5, xi, d, 0.3)
+	for _, basis := range features.Bases() {
+		for _, proj := range features.ProjectionKinds() {
+			for _, prec := range []Precision{Float64, Float32} {
+				c := Config{D: d, Beta: 3, Y: 200, Basis: basis, Projection: proj, Seed: 7, Precision: prec}
+				base := mustDrDAM(t, c, xi)
+				c.Beta = 20
+				want := mustDrDAM(t, c, xi)
+				got, err := base.WithBeta(20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.Len() != 0 || got.Config() != want.Config() {
+					t.Fatalf("%v: WithBeta gives %d patterns, %v", want.cfg, got.Len(), got.Config())
+				}
+				if err := got.Add(xi); err != nil {
+					t.Fatal(err)
+				}
+				e1, g1 := energies(t, want, x)
+				e2, g2 := energies(t, got, x)
+				for i := range g1 {
+					if math.Float64bits(g1[i]) != math.Float64bits(g2[i]) || (i < len(e1) && math.Float64bits(e1[i]) != math.Float64bits(e2[i])) {
+						t.Fatalf("%v: WithBeta differs from NewDrDAM at value %d", want.cfg, i)
+					}
+				}
+			}
+		}
+	}
+	if _, err := mustDrDAM(t, Config{D: d, Beta: 3, Y: 20}, xi).WithBeta(-1); err == nil {
+		t.Error("WithBeta accepted β = −1")
 	}
 }

@@ -45,7 +45,9 @@ func flip(seed uint64, x []float64, d int, frac float64) []float64 {
 	return y
 }
 
-var allBases = []features.Basis{features.Cos, features.SinCos, features.Exp, features.ExpExp}
+// allBases walks the registry of package features: a basis added there is
+// tested here against its naive definition and by finite differences.
+var allBases = features.Bases()
 
 func mustDrDAM(t testing.TB, c Config, patterns []float64) *DrDAM {
 	t.Helper()

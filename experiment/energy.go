@@ -162,7 +162,7 @@ func EnergyError(c EnergyErrorConfig, progress Progress) ([]Point, error) {
 					// One projection per (D, Y, kind, seed), shared by every
 					// β: the orthogonal ones are expensive to generate.
 					seed := am.seed + uint64(r)
-					proj, err := features.New(kind, seed, y, d)
+					proj, err := features.NewProjection(kind, seed, y, d)
 					if err != nil {
 						return nil, err
 					}

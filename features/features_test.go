@@ -34,11 +34,8 @@ func TestGolden(t *testing.T) {
 // seed a different one, and fewer rows give a prefix of more rows.
 func TestSeedDeterminism(t *testing.T) {
 	for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
-		a, _ := New(kind, 3, 40, 6)
-		b, _ := New(kind, 3, 40, 6)
-		c, _ := New(kind, 4, 40, 6)
-		p, _ := New(kind, 3, 13, 6)
-		wa, wb, wc, wp := a.(*Dense).w, b.(*Dense).w, c.(*Dense).w, p.(*Dense).w
+		wa, wb := materialize(kind, 3, 40, 6).w, materialize(kind, 3, 40, 6).w
+		wc, wp := materialize(kind, 4, 40, 6).w, materialize(kind, 3, 13, 6).w
 		same, diff := true, 0
 		for i := range wa {
 			if math.Float64bits(wa[i]) != math.Float64bits(wb[i]) {
@@ -300,8 +297,8 @@ func TestAllBasesUnbiased(t *testing.T) {
 	const d, pairs, beta, y = 8, 32, 1.0, 20000
 	xs, ys := randomPairs(2, pairs, d)
 	for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
-		proj, _ := New(kind, 11, y, d)
-		for _, basis := range []Basis{Cos, SinCos, Exp, ExpExp} {
+		proj := materialize(kind, 11, y, d)
+		for _, basis := range Bases() {
 			m, _ := NewMap(basis, beta, proj, NewBias(11, y))
 			if mae := kernelMAE(m, xs, ys, d); mae > 0.03 {
 				t.Errorf("%v, %v: mean |kernel error| = %.3g at Y = %d", basis, kind, mae, y)
@@ -366,8 +363,11 @@ func TestErrors(t *testing.T) {
 	if b, err := ParseBasis("SinCos"); err != nil || b != SinCos {
 		t.Errorf("ParseBasis(SinCos) = %v, %v", b, err)
 	}
-	if _, err := New(Gaussian, 1, 0, 3); err == nil {
-		t.Error("New accepted Y = 0")
+	if _, err := NewProjection(Gaussian, 1, 0, 3); err == nil {
+		t.Error("NewProjection accepted Y = 0")
+	}
+	if _, err := NewProjection(External, 1, 2, 3); err == nil {
+		t.Error("NewProjection accepted the external kind")
 	}
 }
 
@@ -389,12 +389,12 @@ func BenchmarkNewOrthogonal(b *testing.B) {
 func TestSeededRows(t *testing.T) {
 	const y, d = 45, 8
 	for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
-		full, _ := New(kind, 9, y, d)
+		full := materialize(kind, 9, y, d)
 		s, err := NewSeeded(kind, 9, y, d)
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := full.(*Dense).w
+		w := full.w
 		for _, r := range [][2]int{{0, y}, {3, 4}, {7, 20}, {40, 45}, {5, 5}} {
 			got := make([]float64, (r[1]-r[0])*d)
 			s.Rows(got, r[0], r[1])

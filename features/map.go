@@ -78,37 +78,30 @@ func (m *Map) Features(dst, x []float64) {
 	b := len(x) / d
 	h := make([]float64, b*y)
 	m.Phases(h, x, 0, y)
-	fy := float64(y)
+	c, two := m.Basis.Norm(y), m.Basis.Halves() == 2
 	for r := range b {
 		hr, out := h[r*y:(r+1)*y], dst[r*f:(r+1)*f]
-		var sq float64
-		if m.Basis.Positive() {
+		switch m.Basis.Family() {
+		case Trigonometric:
+			for j, v := range hr {
+				if two {
+					s, co := math.Sincos(v)
+					out[j], out[y+j] = c*co, c*s
+				} else {
+					out[j] = c * math.Cos(v)
+				}
+			}
+		case Positive:
+			var sq float64
 			for _, v := range x[r*d : (r+1)*d] {
 				sq += v * v
 			}
 			sq *= m.Beta
-		}
-		switch m.Basis {
-		case Cos:
-			c := math.Sqrt(2 / fy)
-			for j, v := range hr {
-				out[j] = c * math.Cos(v)
-			}
-		case SinCos:
-			c := 1 / math.Sqrt(fy)
-			for j, v := range hr {
-				s, co := math.Sincos(v)
-				out[j], out[y+j] = c*co, c*s
-			}
-		case Exp:
-			c := 1 / math.Sqrt(fy)
 			for j, v := range hr {
 				out[j] = c * math.Exp(v-sq)
-			}
-		case ExpExp:
-			c := 1 / math.Sqrt(2*fy)
-			for j, v := range hr {
-				out[j], out[y+j] = c*math.Exp(v-sq), c*math.Exp(-v-sq)
+				if two {
+					out[y+j] = c * math.Exp(-v-sq)
+				}
 			}
 		}
 	}

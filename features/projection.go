@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,32 +40,76 @@ const (
 	Structured                           // SORF: S·H D₁ H D₂ H D₃ blocks, S_ii ~ χ(N) (O(Y log D) per product)
 )
 
-var kindNames = map[ProjectionKind]string{Gaussian: "gaussian", Orthogonal: "orthogonal", External: "external", Structured: "structured"}
+// kindFacts are the facts of one projection kind.
+type kindFacts struct {
+	name    string
+	aliases []string // other names ParseProjectionKind accepts
+	// new returns the projection of this kind drawn from seed, storing
+	// nothing that it can regenerate (nil for External).
+	new func(seed uint64, y, d int) (Projection, error)
+}
+
+// kinds is the one table of the projection kinds. Adding a seeded kind is
+// its constant, an entry here and its implementation; package dam computes
+// with any projection that can write out its rows (RowSource).
+var kinds = [...]kindFacts{
+	Gaussian:   {"gaussian", []string{"iid", "dense"}, seededKind(Gaussian)},
+	Orthogonal: {"orthogonal", []string{"orf"}, seededKind(Orthogonal)},
+	External:   {name: "external"},
+	Structured: {"structured", []string{"sorf"}, func(seed uint64, y, d int) (Projection, error) { return NewSORF(seed, y, d) }},
+}
+
+func seededKind(k ProjectionKind) func(seed uint64, y, d int) (Projection, error) {
+	return func(seed uint64, y, d int) (Projection, error) { return NewSeeded(k, seed, y, d) }
+}
 
 // String returns the kind's name as the command line spells it.
 func (k ProjectionKind) String() string {
-	if s, ok := kindNames[k]; ok {
-		return s
+	if !k.Valid() {
+		return fmt.Sprintf("ProjectionKind(%d)", int(k))
 	}
-	return fmt.Sprintf("ProjectionKind(%d)", int(k))
+	return kinds[k].name
+}
+
+// ProjectionKinds returns the kinds that can be generated from a seed, in
+// the order of the experiments' tables: gaussian, orthogonal, structured.
+func ProjectionKinds() []ProjectionKind { return []ProjectionKind{Gaussian, Orthogonal, Structured} }
+
+// ProjectionNames returns the names of ProjectionKinds as a list for
+// messages and help texts: "gaussian, orthogonal or structured".
+func ProjectionNames() string {
+	var names []string
+	for _, k := range ProjectionKinds() {
+		names = append(names, k.String())
+	}
+	return orList(names)
 }
 
 // ParseProjectionKind returns the seeded kind named s: gaussian (or iid,
 // dense), orthogonal (or orf) or structured (or sorf).
 func ParseProjectionKind(s string) (ProjectionKind, error) {
-	switch strings.ToLower(s) {
-	case "gaussian", "iid", "dense":
-		return Gaussian, nil
-	case "orthogonal", "orf":
-		return Orthogonal, nil
-	case "structured", "sorf":
-		return Structured, nil
+	for _, k := range ProjectionKinds() {
+		if strings.EqualFold(s, k.String()) || slices.ContainsFunc(kinds[k].aliases, func(a string) bool { return strings.EqualFold(s, a) }) {
+			return k, nil
+		}
 	}
-	return 0, fmt.Errorf("unknown projection %q: want gaussian, orthogonal or structured", s)
+	return 0, fmt.Errorf("unknown projection %q: want %s", s, ProjectionNames())
 }
 
 // Valid reports whether k is a known kind.
-func (k ProjectionKind) Valid() bool { _, ok := kindNames[k]; return ok }
+func (k ProjectionKind) Valid() bool { return k > 0 && int(k) < len(kinds) && kinds[k].name != "" }
+
+// NewProjection returns the Y×D projection of the seeded kind drawn from
+// seed: the one constructor that models and experiments share. Dense
+// kinds (Gaussian, Orthogonal) come as a Seeded projection that stores
+// nothing (models lay its rows out once, see package dam); Structured as
+// a SORF.
+func NewProjection(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
+	if !kind.Valid() || kinds[kind].new == nil {
+		return nil, fmt.Errorf("projection kind %v cannot be generated from a seed", kind)
+	}
+	return kinds[kind].new(seed, y, d)
+}
 
 // RowSource is a projection whose rows can be written out: models use it to
 // build their own compute layout without holding a float64 copy of W.
@@ -168,41 +213,30 @@ func NewDense(w []float64, y, d int) (*Dense, error) {
 }
 
 // NewGaussian returns the y×d projection with iid standard normal entries
-// drawn from seed. Row α depends only on (seed, α).
-func NewGaussian(seed uint64, y, d int) *Dense {
-	if y <= 0 || d <= 0 {
-		panic(fmt.Sprintf("features: NewGaussian(%d, %d): dimensions must be positive", y, d))
-	}
-	p := &Dense{y: y, d: d, w: make([]float64, y*d)}
-	parallelRange(y, func(lo, hi int) {
-		var s rng.Stream
-		for a := lo; a < hi; a++ {
-			s.Reset(seed, rng.StreamGaussianRow|uint64(a))
-			s.Normals(p.w[a*d : (a+1)*d])
-		}
-	})
-	return p
-}
+// drawn from seed, stored. Row α depends only on (seed, α).
+func NewGaussian(seed uint64, y, d int) *Dense { return materialize(Gaussian, seed, y, d) }
 
 // NewOrthogonal returns the y×d orthogonal random projection (ORF) drawn
-// from seed: ⌈y/d⌉ independent blocks χ(d)·Q, stacked and truncated to y
-// rows. Block k depends only on (seed, k).
-func NewOrthogonal(seed uint64, y, d int) *Dense {
+// from seed, stored: ⌈y/d⌉ independent blocks χ(d)·Q, stacked and
+// truncated to y rows. Block k depends only on (seed, k).
+func NewOrthogonal(seed uint64, y, d int) *Dense { return materialize(Orthogonal, seed, y, d) }
+
+// materialize generates the rows of a seeded dense kind into a Dense, on
+// every core: whole blocks of rows (D rows for Orthogonal) per part, so
+// that no block is generated twice.
+func materialize(kind ProjectionKind, seed uint64, y, d int) *Dense {
 	if y <= 0 || d <= 0 {
-		panic(fmt.Sprintf("features: NewOrthogonal(%d, %d): dimensions must be positive", y, d))
+		panic(fmt.Sprintf("features: New%s(%d, %d): dimensions must be positive", kinds[kind].name, y, d))
 	}
+	s := &Seeded{Kind: kind, Seed: seed, Y: y, D: d}
 	p := &Dense{y: y, d: d, w: make([]float64, y*d)}
-	nb := (y + d - 1) / d
-	parallelRange(nb, func(lo, hi int) {
-		var s rng.Stream
-		g := make([]float64, d*d)
-		norms := make([]float64, d)
-		for k := lo; k < hi; k++ {
-			s.Reset(seed, rng.StreamOrthoBlock|uint64(k))
-			orthoBlock(g, norms, d, &s)
-			rows := min(d, y-k*d)
-			copy(p.w[k*d*d:], g[:rows*d])
-		}
+	rows := 1
+	if kind == Orthogonal {
+		rows = d
+	}
+	parallelRange((y+rows-1)/rows, func(lo, hi int) {
+		r0, r1 := lo*rows, min(y, hi*rows)
+		s.Rows(p.w[r0*d:r1*d], r0, r1)
 	})
 	return p
 }
@@ -262,31 +296,9 @@ func NewBias(seed uint64, y int) []float64 {
 	return b
 }
 
-// MaxDenseEntries is the largest Y·D that New generates as a dense matrix:
-// 2³² float64 values, 32 GiB.
+// MaxDenseEntries is the largest Y·D of a dense projection that models
+// store (package dam refuses larger ones): 2³² values.
 const MaxDenseEntries = 1 << 32
-
-// New returns the projection of the given seeded kind.
-func New(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
-	if y <= 0 || d <= 0 {
-		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
-	}
-	if kind != Structured && d > MaxDenseEntries/y { // y·d > MaxDenseEntries, without overflow
-		return nil, fmt.Errorf("a dense Y×D = %d×%d projection needs %.0f GiB, more than the limit of %d GiB",
-			y, d, float64(y)*float64(d)*8/(1<<30), MaxDenseEntries*8>>30)
-	}
-	switch kind {
-	case Gaussian:
-		return NewGaussian(seed, y, d), nil
-	case Orthogonal:
-		return NewOrthogonal(seed, y, d), nil
-	case Structured:
-		return NewSORF(seed, y, d)
-	case External:
-		return nil, fmt.Errorf("an external projection cannot be generated from a seed")
-	}
-	return nil, fmt.Errorf("unknown projection kind %d", int(kind))
-}
 
 // Dims returns Y and D.
 func (p *Dense) Dims() (y, d int) { return p.y, p.d }

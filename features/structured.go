@@ -55,12 +55,7 @@ func NewSORF(seed uint64, y, d int) (*SORF, error) {
 	if y <= 0 || d <= 0 {
 		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
 	}
-	// At least 64: with N = 16 the directions of H D₁ H D₂ H D₃ are far
-	// enough from uniform to bias the kernel at large β (at D = 16, β = 40
-	// to 50, energy errors 1.3–2.3× those of iid features, growing with Y);
-	// padded to 64 they match iid ones (docs/projections). The extra cost
-	// is log₂ 64 instead of log₂ 16 per row.
-	n := max(64, 1<<bits.Len(uint(d-1)))
+	n := SORFBlockSize(d)
 	nb := (y + n - 1) / n
 	s := &SORF{Seed: seed, Y: y, D: d, N: n, Signs: make([]float64, 3*nb*n), Scale: make([]float64, nb*n)}
 	var st rng.Stream
@@ -88,6 +83,14 @@ func NewSORF(seed uint64, y, d int) (*SORF, error) {
 	}
 	return s, nil
 }
+
+// SORFBlockSize returns N, the size of a SORF block for inputs of
+// dimension d: the next power of two, at least 64. With N = 16 the
+// directions of H D₁ H D₂ H D₃ are far enough from uniform to bias the
+// kernel at large β (at D = 16, β = 40 to 50, energy errors 1.3–2.3× those
+// of iid features, growing with Y); padded to 64 they match iid ones
+// (docs/projections). The extra cost is log₂ 64 instead of log₂ 16 per row.
+func SORFBlockSize(d int) int { return max(64, 1<<bits.Len(uint(d-1))) }
 
 // Blocks returns the number of blocks of N rows.
 func (s *SORF) Blocks() int { return (s.Y + s.N - 1) / s.N }
