@@ -33,7 +33,7 @@ type DrDAM struct {
 type drEngine interface {
 	energyGrad(m *DrDAM, e, grad, x []float64) error
 	update(m *DrDAM, patterns, lw []float64, sign float64)
-	invalidate() // T changed
+	invalidate()     // T changed
 	share() drEngine // a fresh engine on the same projection layout
 }
 

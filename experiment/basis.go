@@ -91,16 +91,17 @@ func BasisPlan(g BasisGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 				p.Tasks = append(p.Tasks, Task{
 					Label: fmt.Sprintf("%v %v Y=%d", basis, kind, y),
 					Keys:  keys,
-					Cost:  rates.evalCost(kind, y, d, nq, 2*len(keys), len(keys)) + rates.mrCost(g.Stored, d, nq, 1),
+					Cost:  rates.evalCost(kind, y, d, nq, 2*len(keys), 1) + rates.mrCost(g.Stored, d, nq, 1),
 					run: func(part func(float64)) ([]Row, error) {
 						e, gr := make([]float64, nq), make([]float64, nq*d)
 						var rows []Row
+						sp := &sharedProjection{cfg: drdamConfig(kind, basis, g.Seed, y, d, g.Precision)}
 						for _, key := range keys {
 							re, rg, err := ref(key.Beta)
 							if err != nil {
 								return nil, err
 							}
-							dr, err := newDrDAM(kind, basis, g.Seed, y, d, key.Beta, g.Precision, stored)
+							dr, err := sp.storing(key.Beta, stored)
 							if err != nil {
 								return nil, err
 							}

@@ -19,18 +19,53 @@ import (
 // patterns distinct from the stored ones ("far"). The stored patterns for
 // a smaller K are the first rows of those for a larger one.
 type BinaryGrid struct {
-	Ds, Ks     []int     // pattern dimensions and numbers of stored patterns
-	Betas      []float64 // inverse temperatures
-	Ys         []int     // numbers of random projections
-	Projection features.ProjectionKind
-	Basis      features.Basis // default SinCos
-	Flip       float64        // fraction of bits flipped for near queries (the paper: 0.1)
-	Seed       uint64         // seed of the patterns and of the first projection
+	Ds, Ks []int     // pattern dimensions and numbers of stored patterns
+	Betas  []float64 // inverse temperatures
+	Ys     []int     // numbers of random projections
+	// Projections is the projection axis (default Gaussian alone): every
+	// configuration is measured with each kind, on the same patterns and
+	// queries.
+	Projections []features.ProjectionKind
+	Basis       features.Basis // default SinCos
+	Flip        float64        // fraction of bits flipped for near queries (the paper: 0.1)
+	Seed        uint64         // seed of the patterns and of the first projection
 	// Seeds is the number of independent projections (seeds Seed, Seed+1,
-	// …) per configuration, default 1; standard errors are then taken
-	// across them (see Point).
-	Seeds     int
+	// …) per configuration, default 1. The errors pool the queries of
+	// every seed; standard errors are then taken across the seeds' means,
+	// which accounts for the queries sharing a projection (see Row).
+	Seeds int
+	// Control adds (energy-error only) a second sample of iid Gaussian
+	// projections, from the seeds Seed+Seeds … Seed+2·Seeds−1, whose rows
+	// have the projection ControlProjection: the ratio of its errors to
+	// the first Gaussian sample's shows how far two samples of the same
+	// kind differ by chance alone, the yardstick for comparing kinds.
+	Control   bool
 	Precision dam.Precision // of DrDAM; MrDAM is always float64
+}
+
+// ControlProjection is the projection label of the rows of the control
+// sample (BinaryGrid.Control).
+const ControlProjection = "gaussian (control)"
+
+// arm is one sample of projections: a kind, its first seed and the label
+// of its rows.
+type arm struct {
+	kind  features.ProjectionKind
+	seed  uint64
+	label string
+}
+
+// arms returns the samples of projections of the grid: one per kind, then
+// the control sample.
+func (g *BinaryGrid) arms() []arm {
+	var a []arm
+	for _, k := range g.Projections {
+		a = append(a, arm{kind: k, seed: g.Seed, label: k.String()})
+	}
+	if g.Control {
+		a = append(a, arm{kind: features.Gaussian, seed: g.Seed + uint64(max(1, g.Seeds)), label: ControlProjection})
+	}
+	return a
 }
 
 // Retrieval configures the descents of retrieval-error (§4.2): x ← x −
@@ -63,8 +98,13 @@ func (g *BinaryGrid) check(name string) error {
 	if g.Basis == 0 {
 		g.Basis = features.SinCos
 	}
-	if g.Projection == 0 {
-		g.Projection = features.Gaussian
+	if len(g.Projections) == 0 {
+		g.Projections = []features.ProjectionKind{features.Gaussian}
+	}
+	for i, k := range g.Projections {
+		if slices.Contains(g.Projections[:i], k) {
+			return fmt.Errorf("%s: projection %v listed twice", name, k)
+		}
 	}
 	return nil
 }
@@ -176,11 +216,11 @@ func (c *dataCache) get(d, k int) (*binaryData, error) {
 }
 
 // pendingBetas returns the β values of the grid whose key for (d, k, y)
-// is not done.
-func (g *BinaryGrid) pendingBetas(d, k, y int, done func(Key) bool) []Key {
+// and the projection sample a is not done.
+func (g *BinaryGrid) pendingBetas(d, k, y int, a arm, done func(Key) bool) []Key {
 	var keys []Key
 	for _, b := range g.Betas {
-		key := Key{D: d, K: k, Y: y, Beta: b, Basis: g.Basis.String(), Projection: g.Projection.String()}
+		key := Key{D: d, K: k, Y: y, Beta: b, Basis: g.Basis.String(), Projection: a.label}
 		if done == nil || !done(key) {
 			keys = append(keys, key)
 		}
@@ -189,11 +229,14 @@ func (g *BinaryGrid) pendingBetas(d, k, y int, done func(Key) bool) []Key {
 }
 
 // EnergyPlan returns the plan of the energy-error experiment (Fig. 3;
-// with one Y and several K, Fig. 5): for every (D, K, Y, β), the errors
-// |E − Ê| and ‖∇E − ∇Ê‖₂ of DrDAM against MrDAM at the at, near and far
-// queries, and at the random guess (MrDAM at the stored patterns against
-// DrDAM at fresh random queries, §4.1). Configurations for which done
-// returns true are left out; done may be nil.
+// with one Y and several K, Fig. 5): for every (D, K, Y, β) and projection
+// sample, the errors |E − Ê| and ‖∇E − ∇Ê‖₂ of DrDAM against MrDAM at the
+// at, near and far queries, and at the random guess (MrDAM at the stored
+// patterns against DrDAM at fresh random queries, §4.1); for SinCos
+// features, also the bound of Corollary 1 with C₁ measured (MetricBound,
+// MetricC1). Configurations for which done returns true are left out; done
+// may be nil. Each task generates its projection once per seed and shares
+// it across β (dam.DrDAM.WithBeta).
 func EnergyPlan(g BinaryGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 	if err := g.check("energy-error"); err != nil {
 		return nil, err
@@ -203,37 +246,66 @@ func EnergyPlan(g BinaryGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 	p := &Plan{Name: "energy-error"}
 	for _, d := range g.Ds {
 		for _, k := range g.Ks {
-			for _, y := range g.Ys {
-				keys := g.pendingBetas(d, k, y, done)
-				p.Skipped += len(g.Betas) - len(keys)
-				if len(keys) == 0 {
-					continue
+			for _, a := range g.arms() {
+				for _, y := range g.Ys {
+					keys := g.pendingBetas(d, k, y, a, done)
+					p.Skipped += len(g.Betas) - len(keys)
+					if len(keys) == 0 {
+						continue
+					}
+					cost := rates.evalCost(a.kind, y, d, 4*k, 2*len(keys)*ns, ns) + rates.mrCost(k, d, 4*k, len(keys))
+					p.Tasks = append(p.Tasks, Task{
+						Label: taskLabel(d, k, y, a, len(g.arms())),
+						Keys:  keys,
+						Cost:  cost,
+						run: func(part func(float64)) ([]Row, error) {
+							bd, err := cache.get(d, k)
+							if err != nil {
+								return nil, err
+							}
+							return energyTask(&g, a, bd, keys, ns, part)
+						},
+					})
 				}
-				cost := rates.evalCost(g.Projection, y, d, 4*k, 2*len(keys)*ns, len(keys)*ns) + rates.mrCost(k, d, 4*k, len(keys))
-				p.Tasks = append(p.Tasks, Task{
-					Label: fmt.Sprintf("D=%d K=%d Y=%d", d, k, y),
-					Keys:  keys,
-					Cost:  cost,
-					run: func(part func(float64)) ([]Row, error) {
-						bd, err := cache.get(d, k)
-						if err != nil {
-							return nil, err
-						}
-						return energyTask(&g, bd, keys, ns, part)
-					},
-				})
 			}
 		}
 	}
 	return p, nil
 }
 
-// newDrDAM returns a DrDAM storing patterns, with the projection of the
-// given kind and seed (generated straight into the engine's layout, as
-// dam.NewDrDAM does).
-func newDrDAM(kind features.ProjectionKind, basis features.Basis, seed uint64, y, d int, beta float64,
-	prec dam.Precision, patterns []float64) (*dam.DrDAM, error) {
-	dr, err := dam.NewDrDAM(dam.Config{D: d, Y: y, Beta: beta, Basis: basis, Projection: kind, Seed: seed, Precision: prec})
+// taskLabel names a task of the binary grids; the projection sample is
+// named only when there are several.
+func taskLabel(d, k, y int, a arm, arms int) string {
+	l := fmt.Sprintf("D=%d K=%d Y=%d", d, k, y)
+	if arms > 1 {
+		l += " " + a.label
+	}
+	return l
+}
+
+// sharedProjection makes DrDAMs at several β that share one projection:
+// the first is made by dam.NewDrDAM, the others by its WithBeta.
+type sharedProjection struct {
+	cfg  dam.Config
+	base *dam.DrDAM
+}
+
+// at returns an empty DrDAM at beta on the shared projection.
+func (s *sharedProjection) at(beta float64) (*dam.DrDAM, error) {
+	if s.base != nil {
+		return s.base.WithBeta(beta)
+	}
+	c := s.cfg
+	c.Beta = beta
+	dr, err := dam.NewDrDAM(c)
+	s.base = dr
+	return dr, err
+}
+
+// storing returns a DrDAM at beta on the shared projection storing
+// patterns.
+func (s *sharedProjection) storing(beta float64, patterns []float64) (*dam.DrDAM, error) {
+	dr, err := s.at(beta)
 	if err != nil {
 		return nil, err
 	}
@@ -243,24 +315,37 @@ func newDrDAM(kind features.ProjectionKind, basis features.Basis, seed uint64, y
 	return dr, nil
 }
 
-// projection returns the projection a DrDAM of this kind and seed uses.
-func projection(kind features.ProjectionKind, seed uint64, y, d int) (features.Projection, error) {
-	if kind == features.Structured {
-		return features.NewSORF(seed, y, d)
-	}
-	return features.NewSeeded(kind, seed, y, d)
+// drdamConfig returns the configuration of the DrDAMs of a grid (β is set
+// per key).
+func drdamConfig(kind features.ProjectionKind, basis features.Basis, seed uint64, y, d int, prec dam.Precision) dam.Config {
+	return dam.Config{Rep: dam.RepDrDAM, D: d, Y: y, Basis: basis, Projection: kind, Seed: seed, Precision: prec}
 }
 
-func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int, part func(float64)) ([]Row, error) {
+// errAcc accumulates the errors of one query set, seed after seed.
+type errAcc struct{ ee, ge []float64 }
+
+// add appends the energy and gradient errors of the k queries of a set:
+// e and g are DrDAM's energies and gradients (k and k×D), re and rg
+// MrDAM's.
+func (a *errAcc) add(e, g, re, rg []float64, d int) {
+	k := len(e)
+	for q := range k {
+		a.ee = append(a.ee, math.Abs(e[q]-re[q]))
+	}
+	n0 := len(a.ge)
+	a.ge = slices.Grow(a.ge, k)[:n0+k]
+	metrics.GradErrors(a.ge[n0:], g, rg, d)
+}
+
+func energyTask(g *BinaryGrid, a arm, bd *binaryData, keys []Key, ns int, part func(float64)) ([]Row, error) {
 	d, k := bd.d, bd.k
 	n := len(bd.queries) / d
 	e, gr := make([]float64, n), make([]float64, n*d)
-	var rows []Row
 	// C₁ of the bound of Corollary 1, measured on the first seed's
 	// projection (SinCos only: its kernel estimate is a sum of cosines).
 	var c1 []float64
 	if g.Basis == features.SinCos {
-		proj, err := projection(g.Projection, g.Seed, keys[0].Y, d)
+		proj, err := features.NewProjection(a.kind, a.seed, keys[0].Y, d)
 		if err != nil {
 			return nil, err
 		}
@@ -273,55 +358,62 @@ func energyTask(g *BinaryGrid, bd *binaryData, keys []Key, ns int, part func(flo
 			c1[i] *= math.Sqrt(float64(keys[0].Y) / float64(d))
 		}
 	}
-	for ki, key := range keys {
-		refE, refG, err := bd.ref(key.Beta)
-		if err != nil {
-			return nil, err
-		}
-		// ee[s] and ge[s] hold the errors of set s, seed after seed.
-		ee, ge := make([][]float64, 4), make([][]float64, 4)
-		for r := range ns {
-			seed := g.Seed + uint64(r)
-			dr, err := newDrDAM(g.Projection, g.Basis, seed, key.Y, d, key.Beta, g.Precision, bd.stored)
+	errs := make([][]errAcc, len(keys)) // errs[key][set]
+	for i := range errs {
+		errs[i] = make([]errAcc, len(binaryQuerySets))
+	}
+	for r := range ns {
+		seed := a.seed + uint64(r)
+		sp := &sharedProjection{cfg: drdamConfig(a.kind, g.Basis, seed, keys[0].Y, d, g.Precision)}
+		for ki, key := range keys {
+			refE, refG, err := bd.ref(key.Beta)
+			if err != nil {
+				return nil, err
+			}
+			dr, err := sp.storing(key.Beta, bd.stored)
 			if err != nil {
 				return nil, err
 			}
 			if err := dr.EnergyGrad(e, gr, bd.queries); err != nil {
 				return nil, fmt.Errorf("DrDAM %v seed %d: %w", key, seed, err)
 			}
-			for s := range 4 {
+			for s, set := range binaryQuerySets {
 				// The guess compares MrDAM at the stored patterns (set 0)
-				// with DrDAM at the random queries (set 3).
+				// with DrDAM at the random queries.
 				rs := s
-				if binaryQuerySets[s] == Guess {
+				if set == Guess {
 					rs = 0
 				}
-				for q := range k {
-					ee[s] = append(ee[s], math.Abs(e[s*k+q]-refE[rs*k+q]))
-				}
-				n0 := len(ge[s])
-				ge[s] = slices.Grow(ge[s], k)[:n0+k]
-				metrics.GradErrors(ge[s][n0:], gr[s*k*d:(s+1)*k*d], refG[rs*k*d:(rs+1)*k*d], d)
+				errs[ki][s].add(e[s*k:(s+1)*k], gr[s*k*d:(s+1)*k*d], refE[rs*k:(rs+1)*k], refG[rs*k*d:(rs+1)*k*d], d)
+			}
+			if part != nil {
+				part(float64(r*len(keys)+ki+1) / float64(ns*len(keys)))
 			}
 		}
+	}
+	var rows []Row
+	for ki, key := range keys {
 		for s, set := range binaryQuerySets {
-			rows = append(rows, summarize(key, set, MetricEnergy, ee[s], ns), summarize(key, set, MetricGradient, ge[s], ns))
+			a := errs[ki][s]
+			rows = append(rows, summarize(key, set, MetricEnergy, a.ee, ns), summarize(key, set, MetricGradient, a.ge, ns))
 		}
 		if c1 != nil {
+			refE, _, err := bd.ref(key.Beta)
+			if err != nil {
+				return nil, err
+			}
 			rows = append(rows, boundRows(key, c1[ki], refE, k)...)
-		}
-		if part != nil {
-			part(float64(ki+1) / float64(len(keys)))
 		}
 	}
 	return rows, nil
 }
 
 // RetrievalPlan returns the plan of the retrieval-error experiment
-// (Fig. 4A, §4.2): for every (D, K, Y, β), MrDAM and DrDAM descend from the
-// same at, near and far queries; the row is the mean normalized Hamming
-// error Δ_H between their binarized fixed points. MrDAM's fixed points
-// are computed once per (D, K, β).
+// (Fig. 4A, §4.2): for every (D, K, Y, β) and projection, MrDAM and DrDAM
+// descend from the same at, near and far queries; the row is the mean
+// normalized Hamming error Δ_H between their binarized fixed points, and
+// a MetricMrRecall row says whether MrDAM keeps the stored patterns.
+// MrDAM's fixed points are computed once per (D, K, β).
 func RetrievalPlan(g BinaryGrid, r Retrieval, rates Rates, done func(Key) bool) (*Plan, error) {
 	if err := g.check("retrieval-error"); err != nil {
 		return nil, err
@@ -329,6 +421,9 @@ func RetrievalPlan(g BinaryGrid, r Retrieval, rates Rates, done func(Key) bool) 
 	if !(r.Step > 0) || r.MaxSteps < 1 || r.Tol < 0 || r.Queries < 0 {
 		return nil, fmt.Errorf("retrieval-error: step %v, %d steps, tolerance %v, %d queries: want a positive step and steps, a tolerance ≥ 0 and queries ≥ 0",
 			r.Step, r.MaxSteps, r.Tol, r.Queries)
+	}
+	if g.Control {
+		return nil, fmt.Errorf("retrieval-error: no control sample (it belongs to energy-error)")
 	}
 	ns := max(1, g.Seeds)
 	cache := &dataCache{g: &g}
@@ -340,31 +435,33 @@ func RetrievalPlan(g BinaryGrid, r Retrieval, rates Rates, done func(Key) bool) 
 				nq = min(k, r.Queries)
 			}
 			mrDone := map[float64]bool{}
-			for _, y := range g.Ys {
-				keys := g.pendingBetas(d, k, y, done)
-				p.Skipped += len(g.Betas) - len(keys)
-				if len(keys) == 0 {
-					continue
-				}
-				cost := rates.evalCost(g.Projection, y, d, 3*nq, len(keys)*ns*(r.MaxSteps+1), len(keys)*ns)
-				for _, key := range keys {
-					if !mrDone[key.Beta] {
-						mrDone[key.Beta] = true
-						cost += rates.mrCost(k, d, 3*nq, r.MaxSteps+1)
+			for _, a := range g.arms() {
+				for _, y := range g.Ys {
+					keys := g.pendingBetas(d, k, y, a, done)
+					p.Skipped += len(g.Betas) - len(keys)
+					if len(keys) == 0 {
+						continue
 					}
-				}
-				p.Tasks = append(p.Tasks, Task{
-					Label: fmt.Sprintf("D=%d K=%d Y=%d", d, k, y),
-					Keys:  keys,
-					Cost:  cost,
-					run: func(part func(float64)) ([]Row, error) {
-						bd, err := cache.get(d, k)
-						if err != nil {
-							return nil, err
+					cost := rates.evalCost(a.kind, y, d, 3*nq, len(keys)*ns*(r.MaxSteps+1), ns)
+					for _, key := range keys {
+						if !mrDone[key.Beta] {
+							mrDone[key.Beta] = true
+							cost += rates.mrCost(k, d, 3*nq, r.MaxSteps+1)
 						}
-						return retrievalTask(&g, r, bd, keys, nq, ns, part)
-					},
-				})
+					}
+					p.Tasks = append(p.Tasks, Task{
+						Label: taskLabel(d, k, y, a, len(g.arms())),
+						Keys:  keys,
+						Cost:  cost,
+						run: func(part func(float64)) ([]Row, error) {
+							bd, err := cache.get(d, k)
+							if err != nil {
+								return nil, err
+							}
+							return retrievalTask(&g, r, a, bd, keys, nq, ns, part)
+						},
+					})
+				}
 			}
 		}
 	}
@@ -382,35 +479,44 @@ func (bd *binaryData) retrievalQueries(nq int) []float64 {
 	return x
 }
 
-func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, ns int, part func(float64)) ([]Row, error) {
+// mrFixed returns MrDAM's fixed points from the queries x0 at beta,
+// computed once per β.
+func (bd *binaryData) mrFixed(beta float64, x0 []float64, opt dam.RecallOptions) ([]float64, error) {
+	if ref, ok := bd.fixed[beta]; ok {
+		return ref, nil
+	}
+	mr, err := mrdam(bd.stored, bd.d, beta)
+	if err != nil {
+		return nil, err
+	}
+	res, err := dam.Recall(mr, x0, opt)
+	if err != nil {
+		return nil, fmt.Errorf("MrDAM D=%d β=%g: %w", bd.d, beta, err)
+	}
+	bd.fixed[beta] = res.X
+	return res.X, nil
+}
+
+func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key, nq, ns int, part func(float64)) ([]Row, error) {
 	d := bd.d
 	x0 := bd.retrievalQueries(nq)
 	opt := dam.RecallOptions{Step: r.Step, MaxSteps: r.MaxSteps, Tol: r.Tol}
-	var rows []Row
-	for ki, key := range keys {
-		ref, ok := bd.fixed[key.Beta]
-		if !ok {
-			mr, err := mrdam(bd.stored, d, key.Beta)
+	h := make([][3][]float64, len(keys)) // h[key][set]: Δ_H of each query, seed after seed
+	for rr := range ns {
+		seed := a.seed + uint64(rr)
+		sp := &sharedProjection{cfg: drdamConfig(a.kind, g.Basis, seed, keys[0].Y, d, g.Precision)}
+		for ki, key := range keys {
+			ref, err := bd.mrFixed(key.Beta, x0, opt)
 			if err != nil {
 				return nil, err
 			}
-			res, err := dam.Recall(mr, x0, opt)
-			if err != nil {
-				return nil, fmt.Errorf("MrDAM D=%d β=%g: %w", d, key.Beta, err)
-			}
-			ref = res.X
-			bd.fixed[key.Beta] = ref
-		}
-		h := make([][]float64, 3)
-		for rr := range ns {
-			seed := g.Seed + uint64(rr)
-			dr, err := newDrDAM(g.Projection, g.Basis, seed, key.Y, d, key.Beta, g.Precision, bd.stored)
+			dr, err := sp.storing(key.Beta, bd.stored)
 			if err != nil {
 				return nil, err
 			}
 			res, err := descend(dr, x0, opt, func(t int) {
 				if part != nil {
-					part((float64(ki*ns+rr) + float64(t)/float64(r.MaxSteps)) / float64(len(keys)*ns))
+					part((float64(rr*len(keys)+ki) + float64(t)/float64(r.MaxSteps)) / float64(len(keys)*ns))
 				}
 			})
 			if err != nil {
@@ -419,13 +525,17 @@ func retrievalTask(g *BinaryGrid, r Retrieval, bd *binaryData, keys []Key, nq, n
 			for s := range 3 {
 				for q := range nq {
 					i := (s*nq + q) * d
-					h[s] = append(h[s], metrics.Hamming(ref[i:i+d], res.X[i:i+d]))
+					h[ki][s] = append(h[ki][s], metrics.Hamming(ref[i:i+d], res.X[i:i+d]))
 				}
 			}
 		}
+	}
+	var rows []Row
+	for ki, key := range keys {
 		for s, set := range QuerySets {
-			rows = append(rows, summarize(key, set, MetricHamming, h[s], ns))
+			rows = append(rows, summarize(key, set, MetricHamming, h[ki][s], ns))
 		}
+		ref := bd.fixed[key.Beta]
 		mr := make([]float64, nq)
 		for q := range nq {
 			mr[q] = metrics.Hamming(ref[q*d:(q+1)*d], bd.stored[q*d:(q+1)*d])

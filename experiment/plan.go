@@ -136,7 +136,7 @@ func (r Rates) evalCost(kind features.ProjectionKind, y, d, b, evals, gens int) 
 	var per, gen float64
 	switch kind {
 	case features.Structured:
-		n := math.Max(64, math.Exp2(math.Ceil(math.Log2(fd))))
+		n := float64(features.SORFBlockSize(d))
 		per = 2 * fy * math.Log2(n) * fb * r.SORFNs
 	case features.Orthogonal:
 		per = 2 * fy * fd * fb * r.DenseNs

@@ -26,6 +26,20 @@ const (
 	MetricMrRecall = "mrdam_recall"
 )
 
+// QuerySet names where queries start: at the stored patterns, near them,
+// or far from them.
+type QuerySet string
+
+// The query sets of §4.1.
+const (
+	At   QuerySet = "at"
+	Near QuerySet = "near"
+	Far  QuerySet = "far"
+)
+
+// QuerySets lists the query sets of §4.1 in the order the experiments use.
+var QuerySets = []QuerySet{At, Near, Far}
+
 // Query sets beyond those of §4.1: the random-guess baseline of §4.1 and
 // the stored and new patterns of the basis ablation (Fig. 6).
 const (
@@ -175,4 +189,19 @@ func summarize(k Key, q QuerySet, metric string, v []float64, ns int) Row {
 	mean, se := meanSE(v, ns)
 	return Row{D: k.D, K: k.K, Y: k.Y, Beta: k.Beta, Basis: k.Basis, Projection: k.Projection,
 		Queries: q, Metric: metric, Mean: mean, SE: se, Median: metrics.Median(v), Count: len(v)}
+}
+
+// meanSE returns the mean of v, the values of ns equal groups in order,
+// and its standard error: across the groups' means if ns ≥ 2, else across
+// the values.
+func meanSE(v []float64, ns int) (mean, se float64) {
+	if ns < 2 {
+		return metrics.MeanStdErr(v)
+	}
+	n := len(v) / ns
+	means := make([]float64, ns)
+	for r := range ns {
+		means[r], _ = metrics.MeanStdErr(v[r*n : (r+1)*n])
+	}
+	return metrics.MeanStdErr(means)
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"strconv"
+	"strings"
 
 	"github.com/drdam/drdam/internal/rng"
 )
@@ -191,4 +193,59 @@ func RMSE255(a, b []float64, d int, mask []bool) float64 {
 		return math.NaN()
 	}
 	return math.Sqrt(sum/float64(n)) * 255 * math.Sqrt(float64(d))
+}
+
+// ParseSize parses an image size written "HxW" (or one number for a
+// square), with 1 ≤ H, W ≤ 4096. Its errors start with the quoted value.
+func ParseSize(s string) (h, w int, err error) {
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if !ok {
+		b = a
+	}
+	h, err1 := strconv.Atoi(strings.TrimSpace(a))
+	w, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if err1 != nil || err2 != nil || h < 1 || w < 1 || h > 4096 || w > 4096 {
+		return 0, 0, fmt.Errorf("%q: want HxW with 1 ≤ H, W ≤ 4096, e.g. 64x64", s)
+	}
+	return h, w, nil
+}
+
+// ParseOcclusion returns the visibility mask of h×w images for an
+// occlusion written bottom:FRAC (OccludeBottom), random:FRAC
+// (OccludeRandom, drawn from seed) or box:TOP,LEFT,H,W (OccludeBox). Its
+// errors start with the quoted value.
+func ParseOcclusion(s string, h, w int, seed uint64) ([]bool, error) {
+	kind, arg, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), ":")
+	frac := func() (float64, error) {
+		v, err := strconv.ParseFloat(arg, 64)
+		if err != nil || !(v >= 0 && v <= 1) {
+			return 0, fmt.Errorf("%q: want a fraction in [0, 1] after %s:", s, kind)
+		}
+		return v, nil
+	}
+	switch kind {
+	case "bottom", "random":
+		f, err := frac()
+		if err != nil {
+			return nil, err
+		}
+		if kind == "bottom" {
+			return OccludeBottom(h, w, f), nil
+		}
+		return OccludeRandom(seed, h, w, f), nil
+	case "box":
+		var v []int
+		for _, f := range strings.Split(arg, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("%q: want box:TOP,LEFT,H,W with non-negative integers", s)
+			}
+			v = append(v, n)
+		}
+		if len(v) != 4 || v[0] >= h || v[1] >= w || v[2] < 1 || v[3] < 1 {
+			return nil, fmt.Errorf("%q: want box:TOP,LEFT,H,W inside the %dx%d image", s, h, w)
+		}
+		return OccludeBox(h, w, v[0], v[1], v[2], v[3]), nil
+	}
+	return nil, fmt.Errorf("%q: want bottom:FRAC, random:FRAC or box:TOP,LEFT,H,W", s)
 }

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/drdam/drdam/paper"
 )
 
 // writeTestImages writes n small, distinct RGB images into dir.
@@ -151,7 +153,8 @@ func TestImageExperiments(t *testing.T) {
 		{"fig2", []string{"--y", "300", "--steps", "100"}, []string{"fig2 (compression)", "**holds**", "T is 78% of it", "photos retrieved"}},
 	} {
 		out := filepath.Join(dir, c.name)
-		r, err := runImageExperiment(&env{stdout: io.Discard, stderr: io.Discard}, c.name,
+		x, _ := paper.Lookup(c.name)
+		r, err := runImageExperiment(&env{stdout: io.Discard, stderr: io.Discard}, x,
 			append([]string{"--images", dir, "--size", "8x8", "--out", out}, c.args...))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -165,8 +168,8 @@ func TestImageExperiments(t *testing.T) {
 				t.Errorf("%s: findings.md lacks %q:\n%s", c.name, w, b)
 			}
 		}
-		if len(r.findings) != 2 || len(r.figures) != 2 {
-			t.Errorf("%s: %d findings, %d figures", c.name, len(r.findings), len(r.figures))
+		if len(r.Findings) != 2 || len(r.Figures) != 2 {
+			t.Errorf("%s: %d findings, %d figures", c.name, len(r.Findings), len(r.Figures))
 		}
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/drdam/drdam/experiment"
-	"github.com/drdam/drdam/features"
 )
 
 // TestExperimentProjections runs the command on a tiny grid and checks its
@@ -39,7 +38,12 @@ func TestExperimentProjections(t *testing.T) {
 		t.Errorf("header %q", h)
 	}
 	labels := map[string]int{}
-	var pts []experiment.Point
+	type point struct {
+		y        int
+		arm, set string
+		energy   float64
+	}
+	var pts []point
 	for _, r := range recs[1:] {
 		labels[r[3]]++
 		if r[11] != "2" || r[12] != "24" {
@@ -52,20 +56,13 @@ func TestExperimentProjections(t *testing.T) {
 			}
 			return v
 		}
-		y, _ := strconv.Atoi(r[2])
-		p := experiment.Point{D: 16, Beta: 5, Y: y, Queries: experiment.QuerySet(r[4]),
-			EnergyMAE: num(5), EnergySE: num(6), GradMAE: num(7), GradSE: num(8), EnergyMedian: num(9), GradMedian: num(10)}
-		switch r[3] {
-		case "structured":
-			p.Projection = features.Structured
-		case "gaussian":
-			p.Projection = features.Gaussian
-		case controlLabel:
-			p.Projection, p.Control = features.Gaussian, true
+		for i := 5; i <= 10; i++ {
+			num(i)
 		}
-		pts = append(pts, p)
+		y, _ := strconv.Atoi(r[2])
+		pts = append(pts, point{y: y, arm: r[3], set: r[4], energy: num(5)})
 	}
-	if labels["gaussian"] != 6 || labels["structured"] != 6 || labels[controlLabel] != 6 {
+	if labels["gaussian"] != 6 || labels["structured"] != 6 || labels[experiment.ControlProjection] != 6 {
 		t.Errorf("samples %v, want 6 rows each", labels)
 	}
 	// The table's first ratio, recomputed from the CSV (which rounds to 6
@@ -74,17 +71,18 @@ func TestExperimentProjections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ref, st experiment.Point
+	var ref, st point
 	for _, p := range pts {
-		if p.Y == 512 && p.Queries == experiment.Far {
-			if p.Projection == features.Structured {
+		if p.y == 512 && p.set == "far" {
+			switch p.arm {
+			case "structured":
 				st = p
-			} else if !p.Control {
+			case "gaussian":
 				ref = p
 			}
 		}
 	}
-	want := math.Round(100*st.EnergyMAE/ref.EnergyMAE) / 100
+	want := math.Round(100*st.energy/ref.energy) / 100
 	row := ""
 	for line := range strings.Lines(string(table)) {
 		if strings.HasPrefix(line, "| 16 | 5 | 512 | far |") {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/drdam/drdam/dataio"
+	"github.com/drdam/drdam/internal/atomicfile"
 )
 
 // usageError marks a mistake on the command line (exit status 2).
@@ -109,4 +110,12 @@ func checkOutputDir(path string) error {
 		return fmt.Errorf("output %s: %s is not a directory", path, dir)
 	}
 	return nil
+}
+
+// writeText writes text to path atomically.
+func writeText(path, text string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
 }

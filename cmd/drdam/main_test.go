@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/drdam/drdam/paper"
 	"math"
 	"os"
 	"path/filepath"
@@ -123,7 +124,8 @@ func TestHelp(t *testing.T) {
 	if st, out, _ := drdam(t, "experiment", "--help"); st != 0 || !strings.Contains(out, "projections") {
 		t.Errorf("experiment --help: status %d, %q", st, out)
 	}
-	for x := range experiments {
+	for _, xp := range paper.All() {
+		x := xp.Name
 		st, out, _ := drdam(t, "experiment", x, "--help")
 		if st != 0 || strings.Count(out, "\n  --") == 0 {
 			t.Errorf("experiment %s --help: status %d, %q", x, st, out)

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/paper"
 )
 
 // TestPaperEnergyErrorResume runs energy-error on a tiny grid, checks its
@@ -45,7 +44,7 @@ func TestPaperEnergyErrorResume(t *testing.T) {
 		t.Errorf("fig3-energy.png: %v", err)
 	}
 	f.Close()
-	var spec paperSpec
+	var spec paper.Spec
 	b, _ := os.ReadFile(filepath.Join(out, "config.json"))
 	if err := json.Unmarshal(b, &spec); err != nil || spec.Experiment != "energy-error" || spec.Version == "" || spec.Elapsed == "" || len(spec.Y) != 2 {
 		t.Errorf("config.json: %v %+v", err, spec)
@@ -57,7 +56,7 @@ func TestPaperEnergyErrorResume(t *testing.T) {
 	if st != 0 || !strings.Contains(errOut, "0 tasks to run, 4 configurations done already") {
 		t.Errorf("rerun: status %d, stderr %q", st, errOut)
 	}
-	var again paperSpec
+	var again paper.Spec
 	b, _ = os.ReadFile(filepath.Join(out, "config.json"))
 	if err := json.Unmarshal(b, &again); err != nil || again.Started != spec.Started {
 		t.Errorf("rerun: started %q, want the first run's %q (%v)", again.Started, spec.Started, err)
@@ -173,7 +172,11 @@ func TestPaperErrors(t *testing.T) {
 // nothing, at the paper's scale.
 func TestPaperEstimate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
-	for _, name := range reproduceOrder {
+	for _, x := range paper.All() {
+		if x.Kind != paper.KindGrid {
+			continue
+		}
+		name := x.Name
 		st, stdout, _ := drdam(t, "experiment", name, "--scale", "paper", "--estimate", "--out", out)
 		if st != 0 || !strings.HasPrefix(stdout, name+"\tpaper\t") {
 			t.Errorf("%s: status %d, stdout %q", name, st, stdout)
@@ -181,27 +184,5 @@ func TestPaperEstimate(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("--estimate created the output directory")
-	}
-}
-
-// TestReproduceReport checks the report of a (tiny) run: a summary row per
-// finding, each finding's verdict, the figures and a statement wherever a
-// claim does not hold.
-func TestReproduceReport(t *testing.T) {
-	var o, eb bytes.Buffer
-	e := &env{stdout: &o, stderr: &eb}
-	s := defaultSpec("energy-error", "quick")
-	s.D, s.K, s.Beta, s.Y = []int{16}, []int{10}, []float64{5, 10}, []int{100, 200}
-	res, err := runPaperSpec(e, s, filepath.Join(t.TempDir(), "energy-error"), false, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res.findings[0].Verdict = experiment.DoesNotHold // as a report would show it
-	rep := reproduceReport([]*paperResult{res}, nil, "quick", time.Minute)
-	for _, want := range []string{"| energy-error | Obs. 1 |", "| energy-error | Obs. 3 |", "**Differs from the paper (Obs. 1):**",
-		"![fig3-energy](energy-error/fig3-energy.png)", "Rerun: `drdam experiment energy-error"} {
-		if !strings.Contains(rep, want) {
-			t.Errorf("report lacks %q:\n%s", want, rep)
-		}
 	}
 }

@@ -1,7 +1,9 @@
-package experiment
+package paper
 
 import (
 	"fmt"
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/metrics"
 	"math"
 	"slices"
@@ -84,11 +86,13 @@ func verdict(groups []tally, need float64) string {
 }
 
 // index gives fast lookup of rows by key, query set and metric.
-type index map[string]Row
+type index map[string]experiment.Row
 
-func rowID(k Key, q QuerySet, m string) string { return fmt.Sprintf("%v|%s|%s", k, q, m) }
+func rowID(k experiment.Key, q experiment.QuerySet, m string) string {
+	return fmt.Sprintf("%v|%s|%s", k, q, m)
+}
 
-func newIndex(rows []Row) index {
+func newIndex(rows []experiment.Row) index {
 	ix := index{}
 	for _, r := range rows {
 		ix[rowID(r.Key(), r.Queries, r.Metric)] = r
@@ -96,15 +100,15 @@ func newIndex(rows []Row) index {
 	return ix
 }
 
-func (ix index) get(k Key, q QuerySet, m string) (Row, bool) {
+func (ix index) get(k experiment.Key, q experiment.QuerySet, m string) (experiment.Row, bool) {
 	r, ok := ix[rowID(k, q, m)]
 	return r, ok && !math.IsNaN(r.Mean)
 }
 
 // keys returns the distinct keys of rows, in order of first appearance.
-func keys(rows []Row) []Key {
-	var ks []Key
-	seen := map[Key]bool{}
+func keys(rows []experiment.Row) []experiment.Key {
+	var ks []experiment.Key
+	seen := map[experiment.Key]bool{}
 	for _, r := range rows {
 		if k := r.Key(); !seen[k] {
 			seen[k] = true
@@ -118,11 +122,11 @@ func keys(rows []Row) []Key {
 // errors at and near the stored patterns are below those far from them.
 // For every (D, β, Y, metric) it compares near with far and at with far;
 // the claim holds at a β when at least 90% of those comparisons agree.
-func ObserveNearFar(rows []Row) Finding {
+func ObserveNearFar(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 1", Claim: "errors near the stored patterns are below those far from them",
 		Rule: "for each β, the mean errors (energy and gradient, every D and Y) at and near the stored patterns are compared with the far ones; the claim holds at a β if no more than 10% of the comparisons contradict it (go the other way by more than 2 standard errors)"}
 	ix := newIndex(rows)
-	betas := values(rows, func(r Row) float64 { return r.Beta })
+	betas := values(rows, func(r experiment.Row) float64 { return r.Beta })
 	var groups []tally
 	for _, b := range betas {
 		var t tally
@@ -131,12 +135,12 @@ func ObserveNearFar(rows []Row) Finding {
 			if k.Beta != b {
 				continue
 			}
-			for _, m := range []string{MetricEnergy, MetricGradient} {
-				far, ok := ix.get(k, Far, m)
+			for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
+				far, ok := ix.get(k, experiment.Far, m)
 				if !ok {
 					continue
 				}
-				for _, q := range []QuerySet{At, Near} {
+				for _, q := range []experiment.QuerySet{experiment.At, experiment.Near} {
 					if r, ok := ix.get(k, q, m); ok {
 						t.cmp(r.Mean, r.SE, far.Mean, far.SE)
 						ratios = append(ratios, far.Mean/r.Mean)
@@ -161,18 +165,18 @@ func ObserveNearFar(rows []Row) Finding {
 // paper quotes (near the stored patterns, energy: β = 50 against 30, ~10×,
 // and against 10, ~100×); if the direction holds but a median is more than
 // 2× away from the paper's factor, the verdict is HoldsInPart.
-func ObserveBeta(rows []Row) Finding {
+func ObserveBeta(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 2", Claim: "errors grow with β (near the stored patterns, β = 50 has ~10× the energy error of β = 30 and ~100× that of β = 10)",
 		Rule: "for each query set, the mean error at the largest β is compared with that at the smallest, for every D, Y and metric; the claim holds for a set if no more than 10% of the comparisons contradict it (by more than 2 standard errors)"}
 	ix := newIndex(rows)
-	betas := values(rows, func(r Row) float64 { return r.Beta })
+	betas := values(rows, func(r experiment.Row) float64 { return r.Beta })
 	if len(betas) < 2 {
 		f.Verdict = NotMeasured
 		return f
 	}
 	lo, hi := betas[0], betas[len(betas)-1]
 	var groups []tally
-	for _, q := range QuerySets {
+	for _, q := range experiment.QuerySets {
 		var t tally
 		var ratios []float64
 		for _, k := range keys(rows) {
@@ -181,7 +185,7 @@ func ObserveBeta(rows []Row) Finding {
 			}
 			kl := k
 			kl.Beta = lo
-			for _, m := range []string{MetricEnergy, MetricGradient} {
+			for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
 				a, ok1 := ix.get(kl, q, m)
 				b, ok2 := ix.get(k, q, m)
 				if ok1 && ok2 {
@@ -205,8 +209,8 @@ func ObserveBeta(rows []Row) Finding {
 			}
 			kl := k
 			kl.Beta = pair[1]
-			a, ok1 := ix.get(kl, Near, MetricEnergy)
-			b, ok2 := ix.get(k, Near, MetricEnergy)
+			a, ok1 := ix.get(kl, experiment.Near, experiment.MetricEnergy)
+			b, ok2 := ix.get(k, experiment.Near, experiment.MetricEnergy)
 			if ok1 && ok2 {
 				ratios = append(ratios, b.Mean/a.Mean)
 			}
@@ -233,11 +237,11 @@ func ObserveBeta(rows []Row) Finding {
 // slopeOverY returns the exponents p of err ∝ Y^p fitted to the mean and
 // to the median errors of the rows of one (D, K, β, basis, projection),
 // query set and metric, and the rows, ordered by Y.
-func slopeOverY(rows []Row, k Key, q QuerySet, m string) (mean, med float64, sel []Row, ok bool) {
-	sel = Select(rows, func(r Row) bool {
+func slopeOverY(rows []experiment.Row, k experiment.Key, q experiment.QuerySet, m string) (mean, med float64, sel []experiment.Row, ok bool) {
+	sel = experiment.Select(rows, func(r experiment.Row) bool {
 		return r.D == k.D && r.K == k.K && r.Beta == k.Beta && r.Basis == k.Basis && r.Projection == k.Projection && r.Queries == q && r.Metric == m
 	})
-	slices.SortFunc(sel, func(a, b Row) int { return a.Y - b.Y })
+	slices.SortFunc(sel, func(a, b experiment.Row) int { return a.Y - b.Y })
 	var xs, ys, ms []float64
 	for _, r := range sel {
 		xs, ys, ms = append(xs, float64(r.Y)), append(ys, r.Mean), append(ms, r.Median)
@@ -257,7 +261,7 @@ func slopeOverY(rows []Row, k Key, q QuerySet, m string) (mean, med float64, sel
 // floor, and its exponent varies between −0.9 and +2.4 from one seed to
 // the next (measured on D = 256, β = 50, 16 seeds), while the median's is
 // stable; the mean's exponent and the at queries' are given for contrast.
-func ObserveSaturation(rows []Row) Finding {
+func ObserveSaturation(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 3", Claim: "far queries at β ≥ 40 and D ≥ 100 do not improve with Y (errors stay near random)",
 		Rule: "for far queries at β ≥ 40 and D ≥ 100, the exponent p of median err ∝ Y^p is fitted over Y; a series does not improve if p > −0.25 (the random-feature rate is −0.5); the claim holds if ≥ 75% of the series do not improve. The median is used because the mean gradient error far from the memories is ruled by rare queries near the clip floor of φ·T"}
 	var t tally
@@ -271,12 +275,12 @@ func ObserveSaturation(rows []Row) Finding {
 			continue
 		}
 		seen[id] = true
-		for _, m := range []string{MetricEnergy, MetricGradient} {
-			pm, p, sel, ok := slopeOverY(rows, k, Far, m)
+		for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
+			pm, p, sel, ok := slopeOverY(rows, k, experiment.Far, m)
 			if !ok {
 				continue
 			}
-			_, pa, _, _ := slopeOverY(rows, k, At, m)
+			_, pa, _, _ := slopeOverY(rows, k, experiment.At, m)
 			t.add(p > -0.25)
 			line := fmt.Sprintf("D = %d, β = %g, %s: far p = %.2f (of the mean: %.2f; at the stored patterns: %.2f)", k.D, k.Beta, m, p, pm, pa)
 			if g, ok := GuessBaseline(rows, k.D, m); ok {
@@ -300,7 +304,7 @@ func ObserveSaturation(rows []Row) Finding {
 // fixed Y, errors at and near the stored patterns grow with K, while far
 // queries need not. For each (D, β, metric) it fits err ∝ K^p; the claim
 // holds if p > 0 for ≥ 90% of the at and near series.
-func ObserveK(rows []Row) Finding {
+func ObserveK(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 5", Claim: "at fixed Y, errors grow with the number K of stored patterns (except for far queries)",
 		Rule: "for each D, β and metric, the exponent p of err ∝ K^p is fitted; the claim holds if p > 0 for ≥ 90% of the at and near series"}
 	type sk struct {
@@ -314,12 +318,12 @@ func ObserveK(rows []Row) Finding {
 		}
 	}
 	var t tally
-	slopes := map[QuerySet][]float64{}
+	slopes := map[experiment.QuerySet][]float64{}
 	for _, g := range groups {
-		for _, q := range QuerySets {
-			for _, m := range []string{MetricEnergy, MetricGradient} {
-				sel := Select(rows, func(r Row) bool { return r.D == g.d && r.Beta == g.beta && r.Queries == q && r.Metric == m })
-				slices.SortFunc(sel, func(a, b Row) int { return a.K - b.K })
+		for _, q := range experiment.QuerySets {
+			for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
+				sel := experiment.Select(rows, func(r experiment.Row) bool { return r.D == g.d && r.Beta == g.beta && r.Queries == q && r.Metric == m })
+				slices.SortFunc(sel, func(a, b experiment.Row) int { return a.K - b.K })
 				var xs, ys []float64
 				for _, r := range sel {
 					xs, ys = append(xs, float64(r.K)), append(ys, r.Mean)
@@ -329,7 +333,7 @@ func ObserveK(rows []Row) Finding {
 					continue
 				}
 				slopes[q] = append(slopes[q], p)
-				if q != Far {
+				if q != experiment.Far {
 					t.add(p > 0)
 				}
 			}
@@ -340,7 +344,7 @@ func ObserveK(rows []Row) Finding {
 		return f
 	}
 	f.Details = append(f.Details, fmt.Sprintf("at and near: error grows with K in %v series", t))
-	for _, q := range QuerySets {
+	for _, q := range experiment.QuerySets {
 		if s := slopes[q]; len(s) > 0 {
 			f.Details = append(f.Details, fmt.Sprintf("%s: exponent p of err ∝ K^p: median %.2f, range %.2f to %.2f over %d series", q, metrics.Median(s), slices.Min(s), slices.Max(s), len(s)))
 		}
@@ -355,7 +359,7 @@ func ObserveK(rows []Row) Finding {
 // metric and projection, the better trigonometric basis is compared with
 // the better positive one; "high β" is β ≥ 10. The claim holds at a β if
 // the trigonometric basis wins ≥ 90% of the comparisons.
-func ObserveBases(rows []Row) Finding {
+func ObserveBases(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 6", Claim: "trigonometric bases (Cos, SinCos) beat Exp and ExpExp, especially at high β",
 		Rule: "for each β, the smaller error of Cos and SinCos is compared with the smaller of Exp and ExpExp at every Y, query set, metric and projection; the claim holds if the trigonometric bases win ≥ 90% of the comparisons at every β ≥ 10"}
 	ix := newIndex(rows)
@@ -372,35 +376,37 @@ func ObserveBases(rows []Row) Finding {
 	}
 	// best returns the smallest error of the bases at c, +Inf if only
 	// infinite errors were measured, and NaN if none was.
-	best := func(c ck, bases []string, q QuerySet, m string) float64 {
+	best := func(c ck, bases []string, q experiment.QuerySet, m string) float64 {
 		v := math.NaN()
 		for _, b := range bases {
-			if r, ok := ix.get(Key{D: c.d, K: c.k, Y: c.y, Beta: c.beta, Basis: b, Projection: c.projection}, q, m); ok && !(r.Mean >= v) {
+			if r, ok := ix.get(experiment.Key{D: c.d, K: c.k, Y: c.y, Beta: c.beta, Basis: b, Projection: c.projection}, q, m); ok && !(r.Mean >= v) {
 				v = r.Mean
 			}
 		}
 		return v
 	}
+	trigNames, posNames := basisNames(features.Trigonometric), basisNames(features.Positive)
+	others := slices.DeleteFunc(basisNames(0), func(n string) bool { return n == features.SinCos.String() })
 	var groups []tally
 	var sincosGrad tally
-	for _, b := range values(rows, func(r Row) float64 { return r.Beta }) {
+	for _, b := range values(rows, func(r experiment.Row) float64 { return r.Beta }) {
 		var t tally
 		var ratios []float64
 		for _, c := range cfgs {
 			if c.beta != b {
 				continue
 			}
-			for _, q := range []QuerySet{Stored, New} {
-				for _, m := range []string{MetricEnergy, MetricGradient} {
-					trig, prf := best(c, []string{"cos", "sincos"}, q, m), best(c, []string{"exp", "expexp"}, q, m)
+			for _, q := range []experiment.QuerySet{experiment.Stored, experiment.New} {
+				for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
+					trig, prf := best(c, trigNames, q, m), best(c, posNames, q, m)
 					if math.IsNaN(trig) || math.IsNaN(prf) {
 						continue
 					}
 					t.add(trig < prf)
 					ratios = append(ratios, prf/trig)
-					if m == MetricGradient {
-						sc := best(c, []string{"sincos"}, q, m)
-						sincosGrad.add(sc <= best(c, []string{"cos", "exp", "expexp"}, q, m))
+					if m == experiment.MetricGradient {
+						sc := best(c, []string{features.SinCos.String()}, q, m)
+						sincosGrad.add(sc <= best(c, others, q, m))
 					}
 				}
 			}
@@ -423,39 +429,51 @@ func ObserveBases(rows []Row) Finding {
 	return f
 }
 
+// basisNames returns the names of the bases of family f (of every basis
+// if f is 0), in the registry's order.
+func basisNames(f features.Family) []string {
+	var names []string
+	for _, b := range features.Bases() {
+		if f == 0 || b.Family() == f {
+			names = append(names, b.String())
+		}
+	}
+	return names
+}
+
 // ObserveRetrieval checks the claims of Fig. 4A (§4.2) on retrieval-error
 // rows: retrieval errors are lowest at and near the stored patterns, and
 // random (Δ_H near ½) far from them at high β and D. At the largest Y of
 // each (D, β), it compares at and near with far, and reports the far
 // error at β ≥ 40, D ≥ 100. The first claim holds if ≥ 90% agree.
-func ObserveRetrieval(rows []Row) Finding {
+func ObserveRetrieval(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 4A", Claim: "retrieval errors are lowest at and near the stored patterns, and random far from them at high β and D",
 		Rule: "at the largest Y of each (D, β), the Hamming errors at and near the stored patterns are compared with the far ones; the claim holds if no more than 10% of the comparisons contradict it (are higher by more than 2 standard errors)"}
 	ix := newIndex(rows)
 	var t tally
 	var random []string
-	for _, d := range values(rows, func(r Row) int { return r.D }) {
-		for _, b := range values(rows, func(r Row) float64 { return r.Beta }) {
-			sel := Select(rows, func(r Row) bool { return r.D == d && r.Beta == b })
+	for _, d := range values(rows, func(r experiment.Row) int { return r.D }) {
+		for _, b := range values(rows, func(r experiment.Row) float64 { return r.Beta }) {
+			sel := experiment.Select(rows, func(r experiment.Row) bool { return r.D == d && r.Beta == b })
 			if len(sel) == 0 {
 				continue
 			}
-			y := slices.MaxFunc(sel, func(a, b Row) int { return a.Y - b.Y }).Y
+			y := slices.MaxFunc(sel, func(a, b experiment.Row) int { return a.Y - b.Y }).Y
 			k := sel[0].Key()
 			k.Y = y
-			far, ok := ix.get(k, Far, MetricHamming)
+			far, ok := ix.get(k, experiment.Far, experiment.MetricHamming)
 			if !ok {
 				continue
 			}
 			var parts []string
-			for _, q := range []QuerySet{At, Near} {
-				if r, ok := ix.get(k, q, MetricHamming); ok {
+			for _, q := range []experiment.QuerySet{experiment.At, experiment.Near} {
+				if r, ok := ix.get(k, q, experiment.MetricHamming); ok {
 					t.cmp(r.Mean, r.SE, far.Mean, far.SE)
 					parts = append(parts, fmt.Sprintf("%s %.3f", q, r.Mean))
 				}
 			}
 			line := fmt.Sprintf("D = %d, β = %g, Y = %d: Δ_H %s, far %.3f", d, b, y, strings.Join(parts, ", "), far.Mean)
-			if mr, ok := ix.get(k, At, MetricMrRecall); ok && mr.Mean > 0.05 {
+			if mr, ok := ix.get(k, experiment.At, experiment.MetricMrRecall); ok && mr.Mean > 0.05 {
 				line += fmt.Sprintf(" (MrDAM itself does not keep the stored patterns here: its fixed points from them differ from them in %.0f%% of the bits)", 100*mr.Mean)
 			}
 			f.Details = append(f.Details, line)
@@ -476,36 +494,36 @@ func ObserveRetrieval(rows []Row) Finding {
 	return f
 }
 
-// ObserveBound compares the bound of Corollary 1 (MetricBound rows, C₂ =
+// ObserveBound compares the bound of Corollary 1 (experiment.MetricBound rows, C₂ =
 // ½, C₁ measured) with the measured gradient errors, which the paper
 // says it fits tightly at low β and D. It reports, per β, the median
 // ratio of the measured gradient MAE to the bound; the claim of a tight
 // fit holds at a β if that ratio is between 0.1 and 10 at the smallest D
 // (a bound below the measured error by more is not tight: it does not
 // bound the gradient error at all).
-func ObserveBound(rows []Row) Finding {
+func ObserveBound(rows []experiment.Row) Finding {
 	f := Finding{Name: "Corollary 1", Claim: "the bound of Corollary 1 fits the gradient errors tightly at low β and D",
 		Rule: "the measured gradient MAE is divided by the bound (C₂ = ½, C₁ the largest |k − φ·φ|·√(Y/D) over 192 pattern–query pairs, E₀ each query's MrDAM energy); the fit is tight at a β if the median ratio over Y and query sets at the smallest D is between 0.1 and 10"}
 	ix := newIndex(rows)
-	ds := values(Select(rows, func(r Row) bool { return r.Metric == MetricBound }), func(r Row) int { return r.D })
+	ds := values(experiment.Select(rows, func(r experiment.Row) bool { return r.Metric == experiment.MetricBound }), func(r experiment.Row) int { return r.D })
 	if len(ds) == 0 {
 		f.Verdict = NotMeasured
 		return f
 	}
 	var groups []tally
-	for _, b := range values(rows, func(r Row) float64 { return r.Beta }) {
+	for _, b := range values(rows, func(r experiment.Row) float64 { return r.Beta }) {
 		var ratios []float64
 		var c1s []float64
 		for _, k := range keys(rows) {
 			if k.Beta != b || k.D != ds[0] {
 				continue
 			}
-			if c, ok := ix.get(k, Pairs, MetricC1); ok {
+			if c, ok := ix.get(k, experiment.Pairs, experiment.MetricC1); ok {
 				c1s = append(c1s, c.Mean)
 			}
-			for _, q := range QuerySets {
-				g, ok1 := ix.get(k, q, MetricGradient)
-				bd, ok2 := ix.get(k, q, MetricBound)
+			for _, q := range experiment.QuerySets {
+				g, ok1 := ix.get(k, q, experiment.MetricGradient)
+				bd, ok2 := ix.get(k, q, experiment.MetricBound)
 				if ok1 && ok2 && bd.Mean > 0 {
 					ratios = append(ratios, g.Mean/bd.Mean)
 				}

@@ -1,0 +1,291 @@
+package paper
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/imageio"
+	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/plots"
+)
+
+// SharedPhotos is where the project's shared photos are, relative to the
+// repository root, when they are present.
+const SharedPhotos = "../shared/data/photos"
+
+// Photos returns the path of sub under the shared photos if it exists, or
+// "".
+func Photos(sub string) string {
+	p := filepath.Join(SharedPhotos, sub)
+	if _, err := os.Stat(p); err != nil {
+		return ""
+	}
+	return p
+}
+
+// ImageSpec is what an image completion is asked: which images, how they
+// are occluded, the models and the descent. The command's flags of
+// drdam complete and of the image experiments set its fields.
+type ImageSpec struct {
+	Images        []string // PNG/JPEG files or folders of them
+	CIFAR         string   // a CIFAR-10 binary batch file (instead of Images)
+	Tiny          string   // a Tiny ImageNet root folder (instead of Images)
+	FallbackCIFAR string   // the CIFAR batch to read when none of the three is given
+	N             int      // images stored: the first N (0: all)
+	Queries       int      // stored images occluded and completed: the first N (0: all stored)
+	Size          string   // "HxW": images are scaled to cover it and centre-cropped
+	Occlude       string   // bottom:FRAC, random:FRAC or box:TOP,LEFT,H,W
+	Beta          float64
+	Y             int
+	Basis         string // DrDAM's feature basis
+	Projection    string // DrDAM's projection
+	Precision     string // DrDAM's compute precision
+	Seed          uint64 // of the projection (and of random occlusions)
+	Step          float64
+	Steps         int
+	Tol           float64 // stop a query when its energy changes by less (0: every step)
+	Box           bool    // clip free pixels to [0, 1/√D] after each step
+}
+
+// DefaultImageSpec returns the settings every image command shares: the
+// paper's Fig. 1 (64×64 photos, bottom two thirds occluded, β = 60, Y =
+// 1.8·10⁵ SinCos features, 300 steps of 0.1), with structured projections
+// in float32 (the fastest, with the errors of iid ones: docs/projections)
+// and the box on.
+func DefaultImageSpec() ImageSpec {
+	return ImageSpec{Size: "64x64", Occlude: "bottom:0.67", Beta: 60, Y: 180000, Basis: "sincos", Projection: "structured",
+		Precision: "float32", Step: 0.1, Steps: 300, Box: true}
+}
+
+// Completion is a loaded image completion, ready to run.
+type Completion struct {
+	H, W    int
+	Images  []*imageio.Image // the stored images
+	Queries int              // the first Queries are completed
+	Occlude string
+	Run     experiment.Completion
+}
+
+// Load checks s and loads its images.
+func (s ImageSpec) Load() (*Completion, error) {
+	h, w, err := imageio.ParseSize(s.Size)
+	if err != nil {
+		return nil, &SpecError{"--size " + err.Error()}
+	}
+	if s.CIFAR != "" {
+		h, w = 32, 32
+	}
+	if s.N < 0 || s.Queries < 0 {
+		return nil, specErrorf("--n %d, --queries %d: want ≥ 0", s.N, s.Queries)
+	}
+	if !(s.Beta > 0) || math.IsInf(s.Beta, 0) || s.Y < 1 || !(s.Step > 0) || s.Steps < 1 || !(s.Tol >= 0) {
+		return nil, specErrorf("--beta %v, --y %d, --step %v, --steps %d, --tol %v: want β, Y, step and steps positive and tol ≥ 0",
+			s.Beta, s.Y, s.Step, s.Steps, s.Tol)
+	}
+	cfg, err := s.drdam()
+	if err != nil {
+		return nil, err
+	}
+	vis, err := s.mask(h, w) // usage errors before reading anything
+	if err != nil {
+		return nil, err
+	}
+	ims, err := s.loadImages(h, w)
+	if err != nil {
+		return nil, err
+	}
+	if len(ims) > 0 && (ims[0].H != h || ims[0].W != w) {
+		h, w = ims[0].H, ims[0].W
+		if vis, err = s.mask(h, w); err != nil {
+			return nil, err
+		}
+	}
+	x, d, err := imageio.Patterns(ims)
+	if err != nil {
+		return nil, err
+	}
+	nq := len(ims)
+	if s.Queries > 0 {
+		nq = min(nq, s.Queries)
+	}
+	return &Completion{H: h, W: w, Images: ims, Queries: nq, Occlude: s.Occlude, Run: experiment.Completion{
+		D: d, Stored: x, Queries: x[:nq*d], Visible: vis, DrDAM: cfg, Beta: s.Beta,
+		Step: s.Step, MaxSteps: s.Steps, Tol: s.Tol, Box: s.Box,
+	}}, nil
+}
+
+// drdam returns the configuration of the DrDAM (D and β are set by
+// experiment.Complete).
+func (s ImageSpec) drdam() (dam.Config, error) {
+	cfg := dam.Config{Y: s.Y, Seed: s.Seed}
+	var err error
+	if cfg.Basis, err = features.ParseBasis(s.Basis); err != nil {
+		return cfg, &SpecError{"--basis: " + err.Error()}
+	}
+	if cfg.Projection, err = features.ParseProjectionKind(s.Projection); err != nil {
+		return cfg, &SpecError{"--projection: " + err.Error()}
+	}
+	if cfg.Precision, err = dam.ParsePrecision(s.Precision); err != nil {
+		return cfg, &SpecError{"--precision: " + err.Error()}
+	}
+	return cfg, nil
+}
+
+// mask returns the visibility mask of s.Occlude for h×w images.
+func (s ImageSpec) mask(h, w int) ([]bool, error) {
+	vis, err := imageio.ParseOcclusion(s.Occlude, h, w, s.Seed)
+	if err != nil {
+		return nil, &SpecError{"--occlude " + err.Error()}
+	}
+	return vis, nil
+}
+
+// loadImages reads the images s names.
+func (s ImageSpec) loadImages(h, w int) ([]*imageio.Image, error) {
+	var ims []*imageio.Image
+	var err error
+	cifar := s.CIFAR
+	if cifar == "" && len(s.Images) == 0 && s.Tiny == "" {
+		cifar = s.FallbackCIFAR
+	}
+	switch {
+	case cifar != "":
+		ims, _, err = imageio.LoadCIFAR(cifar, s.N)
+	case s.Tiny != "":
+		ims, err = imageio.LoadTinyImageNet(s.Tiny, "", s.N, h, w)
+	case len(s.Images) > 0:
+		ims, err = imageio.Load(s.Images, h, w)
+	default:
+		return nil, specErrorf("no images: pass --images DIR (or --cifar FILE, --tiny-imagenet DIR)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.N > 0 && len(ims) > s.N {
+		ims = ims[:s.N]
+	}
+	return ims, nil
+}
+
+// RunCompletion runs a completion (saying what it does on log) and writes
+// into dir: grid.png (per image: occluded query | DrDAM | MrDAM |
+// original), energy.png and .svg (the energy traces, Fig. 1B) and
+// rmse.csv; title heads the grid.
+func RunCompletion(c *Completion, dir, title string, log io.Writer) (*experiment.CompletionResult, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	r, dr := &c.Run, c.Run.DrDAM
+	fmt.Fprintf(log, "completing %d of %d stored %dx%d images (D = %d, β = %g, Y = %d %v %v, %d steps)…\n",
+		c.Queries, len(c.Images), c.H, c.W, r.D, r.Beta, dr.Y, dr.Basis, dr.Projection, r.MaxSteps)
+	res, err := experiment.Complete(c.Run)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.write(res, dir, title); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// image returns the pattern x as an image of the completion's size.
+func (c *Completion) image(name string, x []float64) *imageio.Image {
+	im, err := imageio.FromPattern(name, c.H, c.W, x)
+	if err != nil {
+		panic(err) // sizes come from the same images
+	}
+	return im
+}
+
+func (c *Completion) write(res *experiment.CompletionResult, dir, title string) error {
+	d, r := c.Run.D, &c.Run
+	g := &imageio.Grid{Title: fmt.Sprintf("%s: β = %g, Y = %d (%v, %v), occlusion %s", title, r.Beta, r.DrDAM.Y,
+		r.DrDAM.Basis, r.DrDAM.Projection, c.Occlude),
+		ColTitles: []string{"occluded query", "DrDAM", "MrDAM", "original"}}
+	for q := range c.Queries {
+		name := c.Images[q].Name
+		g.RowLabels = append(g.RowLabels, fmt.Sprintf("%s\nDrDAM–MrDAM %.1f\nDrDAM–orig. %.1f", name, res.DrToMr[q], res.DrToOriginal[q]))
+		g.Cells = append(g.Cells, []*imageio.Image{
+			c.image(name, res.Occluded[q*d:(q+1)*d]), c.image(name, res.Dr.X[q*d:(q+1)*d]),
+			c.image(name, res.Mr.X[q*d:(q+1)*d]), c.Images[q],
+		})
+	}
+	if err := g.Save(filepath.Join(dir, "grid.png")); err != nil {
+		return err
+	}
+	if err := c.energyFigure(res).SaveAll(filepath.Join(dir, "energy")); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "rmse.csv"), func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"image", "rmse_drdam_original", "rmse_drdam_mrdam", "rmse_mrdam_original", "energy_drdam_final", "energy_mrdam_final", "mrdam_energy_at_drdam", "steps_drdam", "steps_mrdam"})
+		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+		for q := range c.Queries {
+			cw.Write([]string{c.Images[q].Name, g(res.DrToOriginal[q]), g(res.DrToMr[q]), g(res.MrToOriginal[q]),
+				g(res.FinalDr[q]), g(res.FinalMr[q]), g(res.TrueAtDr[q]), strconv.Itoa(res.Dr.Steps[q]), strconv.Itoa(res.Mr.Steps[q])})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// energyFigure draws the energy traces (Fig. 1B): MrDAM, DrDAM, and both
+// overlaid (DrDAM dashed), one line per image.
+func (c *Completion) energyFigure(res *experiment.CompletionResult) *plots.Figure {
+	steps := func(tr []float64) []float64 {
+		x := make([]float64, len(tr))
+		for i := range x {
+			x[i] = float64(i)
+		}
+		return x
+	}
+	mk := func(title string, mr, dr bool) plots.Panel {
+		p := plots.Panel{Title: title, XLabel: "descent step", YLabel: "energy"}
+		for q := range c.Queries {
+			if mr {
+				tr := res.Mr.Energy[q]
+				p.Series = append(p.Series, plots.Series{Label: c.Images[q].Name, X: steps(tr), Y: tr, Style: q})
+			}
+			if dr {
+				tr := res.Dr.Energy[q]
+				s := plots.Series{Label: c.Images[q].Name, X: steps(tr), Y: tr, Style: q}
+				if mr {
+					s.Label, s.Dashed = "", true
+				}
+				p.Series = append(p.Series, s)
+			}
+		}
+		if mr && dr {
+			p.Note = "solid MrDAM, dashed DrDAM"
+		}
+		return p
+	}
+	return &plots.Figure{Title: fmt.Sprintf("Energy descent of the occluded queries (β = %g, Y = %d)", c.Run.Beta, c.Run.DrDAM.Y),
+		Rows: 1, Cols: 3, ShareY: true, ShareX: true,
+		Panels: []plots.Panel{mk("MrDAM", true, false), mk("DrDAM", false, true), mk("both", true, true)}}
+}
+
+// Table formats the RMSEs, final energies, sizes and times of a
+// completion written into dir, as drdam complete prints them.
+func (c *Completion) Table(res *experiment.CompletionResult, dir string) string {
+	var w strings.Builder
+	fmt.Fprintf(&w, "%-24s %12s %12s %12s %12s %12s\n", "image", "DrDAM–orig.", "DrDAM–MrDAM", "MrDAM–orig.", "E DrDAM", "E MrDAM")
+	for q := range c.Queries {
+		fmt.Fprintf(&w, "%-24s %12.2f %12.2f %12.2f %12.5g %12.5g\n", c.Images[q].Name, res.DrToOriginal[q], res.DrToMr[q], res.MrToOriginal[q], res.FinalDr[q], res.FinalMr[q])
+	}
+	fmt.Fprintf(&w, "RMSE in 0–255 pixel units over the whole image. T has %d values, the memory matrix %d (%.0f%%). "+
+		"DrDAM: encode %v, descent %v; MrDAM descent %v.\n", res.TSize, res.MemorySize, 100*float64(res.TSize)/float64(res.MemorySize),
+		res.EncodeTime.Round(time.Millisecond), res.DrTime.Round(time.Millisecond), res.MrTime.Round(time.Millisecond))
+	fmt.Fprintf(&w, "wrote %s, %s and %s\n", filepath.Join(dir, "grid.png"), filepath.Join(dir, "energy.png"), filepath.Join(dir, "rmse.csv"))
+	return w.String()
+}

@@ -1,0 +1,51 @@
+package paper
+
+import (
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/plots"
+)
+
+// energyError is the paper's Fig. 3 (§4.1).
+var energyError = &Experiment{
+	Name:    "energy-error",
+	Figure:  "Fig. 3",
+	Kind:    KindGrid,
+	Summary: "the paper's Fig. 3 (drdam experiment energy-error --help)",
+	Help: `
+Fig. 3 (§4.1): the mean absolute errors of DrDAM's energies |E − Ê| and
+gradients ‖∇E − ∇Ê‖ against MrDAM's, for K unique random binary patterns in
+{0, 1/√D}^D, at queries equal to the stored patterns (at), with --flip of
+their bits flipped (near), and fresh random patterns (far), over the grid
+D × β × Y; plus the paper's "random guess" (MrDAM at the stored patterns
+against DrDAM at independent random queries), the horizontal line of the
+figure; fitted b/√Y curves; and, for SinCos, the bound of Corollary 1
+with C₁ measured on the projection and C₂ = ½ (fig3-bound).`,
+	Context: "The paper (Fig. 3) measures D ∈ {30, 100, 1000}, β ∈ {10, 30, 40, 50} and nine Y from 5·10³ to 5·10⁵ " +
+		"(the reference code's QUANT1b configuration); the quick grid keeps every D and β and three Y up to 8·10⁴.",
+	Reproduce: true,
+	Spec: func(scale string) Spec {
+		s := binarySpec("energy-error", scale)
+		s.Y = paperYs
+		if scale == "quick" {
+			s.Y = []int{5000, 20000, 80000}
+		}
+		return s
+	},
+	Plan: energyPlan,
+	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
+		return figureSet("fig3-", EnergyFigures(rows))
+	},
+	Observe: func(rows []experiment.Row) []Finding {
+		return []Finding{ObserveNearFar(rows), ObserveBeta(rows), ObserveSaturation(rows), ObserveBound(rows)}
+	},
+}
+
+// energyPlan is the plan of energy-error and error-vs-k.
+func energyPlan(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
+	g, err := s.binaryGrid(prec)
+	if err != nil {
+		return nil, err
+	}
+	return experiment.EnergyPlan(g, rates, done)
+}

@@ -1,0 +1,35 @@
+package paper
+
+import (
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/plots"
+)
+
+// errorVsK is the paper's Fig. 5 (appendix): energy-error at one Y as K
+// grows.
+var errorVsK = &Experiment{
+	Name:    "error-vs-k",
+	Figure:  "Fig. 5",
+	Kind:    KindGrid,
+	Summary: "the paper's Fig. 5 (drdam experiment error-vs-k --help)",
+	Help: `
+Fig. 5 (appendix): the errors of energy-error at one Y (the paper: 2·10⁵)
+as the number K of stored patterns grows; each K is averaged over K queries
+per set.`,
+	Context: "The paper (Fig. 5) fixes Y = 2·10⁵ and varies K ∈ {50, 100, 200, 400, 650, 1000} at D ∈ {30, 100, 1000}; " +
+		"the quick grid leaves out D = 1000.",
+	Reproduce: true,
+	Spec: func(scale string) Spec {
+		s := binarySpec("error-vs-k", scale)
+		s.K, s.Y = paperKs, []int{200000}
+		if scale == "quick" {
+			s.D = []int{30, 100}
+		}
+		return s
+	},
+	Plan: energyPlan,
+	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
+		return figureSet("fig5-", ErrorVsKFigures(rows))
+	},
+	Observe: func(rows []experiment.Row) []Finding { return []Finding{ObserveK(rows)} },
+}

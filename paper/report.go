@@ -1,0 +1,99 @@
+package paper
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/drdam/drdam/experiment"
+)
+
+// Result is what a run of an experiment leaves for the command and the
+// report.
+type Result struct {
+	Exp      *Experiment
+	Spec     *Spec // grid experiments: the configuration run
+	Dir      string
+	Rows     []experiment.Row // grid experiments: every point
+	Figures  []string         // PNG files written, relative to Dir
+	Findings []Finding
+	Elapsed  time.Duration
+	// Summary describes an image experiment's run in Markdown (sizes,
+	// settings and times).
+	Summary string
+	// Text is what the command prints of an image experiment's run (its
+	// RMSE table and the files written).
+	Text string
+}
+
+// writeFindings formats findings as Markdown sections.
+func writeFindings(b *strings.Builder, fs []Finding) {
+	for _, f := range fs {
+		fmt.Fprintf(b, "## %s: %s — **%s**\n\n", f.Name, f.Claim, f.Verdict)
+		fmt.Fprintf(b, "*Rule:* %s.\n\n", f.Rule)
+		for _, d := range f.Details {
+			fmt.Fprintf(b, "- %s\n", d)
+		}
+		b.WriteString("\n")
+	}
+}
+
+// Machine describes where a report was made.
+type Machine struct {
+	Host, OS, Arch, CPU string
+	Cores               int
+}
+
+// Report formats the report of a reproduce run: a summary table of every
+// finding, then a section per experiment with what the paper reports, the
+// command that reruns it, the findings, where they differ from the paper,
+// and the figures (paths relative to the report's directory, whose
+// subdirectories are named after the experiments).
+func Report(results []*Result, scale, version string, m Machine, total time.Duration) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# drdam reproduce: the paper's quantitative results\n\n")
+	fmt.Fprintf(&b, "Hoover et al., *Dense Associative Memory Through the Lens of Random Features*, NeurIPS 2024.\n\n")
+	fmt.Fprintf(&b, "`drdam reproduce --scale %s` (drdam %s) on %s, %s/%s, %d cores (%s): **%s** in total.\n\n",
+		scale, version, m.Host, m.OS, m.Arch, m.Cores, m.CPU, FormatDuration(total))
+	b.WriteString("## Summary\n\n| experiment | observation | paper's claim | measured | run time |\n|---|---|---|---|---|\n")
+	images := 0
+	for _, r := range results {
+		for _, f := range r.Findings {
+			fmt.Fprintf(&b, "| %s | %s | %s | **%s** | %s |\n", r.Exp.Name, f.Name, f.Claim, f.Verdict, FormatDuration(r.Elapsed))
+		}
+		if r.Exp.Kind != KindGrid {
+			images++
+		}
+	}
+	b.WriteString("\n\"Holds in part\" and \"does not hold\" mark where the measurements differ from the paper; the sections below say where, with the numbers.\n")
+	if images == 0 {
+		b.WriteString("The image experiments (Fig. 1, 2 and 4B) were not run (no photos, or --only).\n")
+	}
+	b.WriteString("\n")
+	for _, r := range results {
+		name := r.Exp.Name
+		if r.Exp.Kind == KindGrid {
+			s := r.Spec
+			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", name, r.Exp.Figure, r.Exp.Context)
+			fmt.Fprintf(&b, "Rerun: `drdam experiment %s --scale %s --out %s` (%s; %d points; grid D %v, K %v, β %v, Y %v).\n\n",
+				name, scale, r.Dir, FormatDuration(r.Elapsed), len(r.Rows), s.D, s.K, s.Beta, s.Y)
+		} else {
+			fmt.Fprintf(&b, "## %s\n\n%s\n\nRerun: `drdam experiment %s --out %s` (%s).\n\n", name, r.Summary, name, r.Dir, FormatDuration(r.Elapsed))
+		}
+		writeFindings(&b, r.Findings)
+		for _, f := range r.Findings {
+			if f.Verdict != Holds {
+				fmt.Fprintf(&b, "**Differs from the paper (%s):** the claim %s here; see the numbers above.\n\n", f.Name, f.Verdict)
+			}
+		}
+		for _, fig := range r.Figures {
+			if r.Exp.Kind == KindGrid {
+				base := strings.TrimSuffix(fig, ".png")
+				fmt.Fprintf(&b, "![%s](%s/%s)\n\n", base, name, fig)
+			} else {
+				fmt.Fprintf(&b, "![%s %s](%s/%s)\n\n", name, fig, name, fig)
+			}
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,48 @@
+package paper
+
+import (
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/plots"
+)
+
+// retrievalError is the paper's Fig. 4A (§4.2).
+var retrievalError = &Experiment{
+	Name:    "retrieval-error",
+	Figure:  "Fig. 4A",
+	Kind:    KindGrid,
+	Summary: "the paper's Fig. 4A (drdam experiment retrieval-error --help)",
+	Help: `
+Fig. 4A (§4.2): MrDAM and DrDAM descend the energy (x ← x − η∇E) from the
+same at, near and far queries until the energy changes by less than --tol
+or for --steps steps; the normalized Hamming error Δ_H between their
+binarized fixed points is averaged over --queries queries per set. MrDAM's
+fixed points are computed once per (D, β).`,
+	Context: "The paper (Fig. 4A) descends from all 500 queries per set to convergence at D ∈ {30, 100, 1000} and the nine Y of Fig. 3; " +
+		"the quick grid uses 100 queries per set, D ∈ {30, 100} and Y ≤ 2·10⁴, because each point needs up to 1000 DrDAM evaluations.",
+	Reproduce: true,
+	Spec: func(scale string) Spec {
+		s := binarySpec("retrieval-error", scale)
+		s.Y, s.Queries, s.Step, s.MaxSteps, s.Tol = paperYs, 500, 0.03, 1000, 1e-8
+		if scale == "quick" {
+			s.D, s.Y, s.Queries = []int{30, 100}, []int{2000, 5000, 20000}, 100
+		}
+		return s
+	},
+	Plan: func(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
+		g, err := s.binaryGrid(prec)
+		if err != nil {
+			return nil, err
+		}
+		r, err := s.retrieval()
+		if err != nil {
+			return nil, err
+		}
+		return experiment.RetrievalPlan(g, r, rates, done)
+	},
+	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
+		return map[string]*plots.Figure{"fig4a-hamming": RetrievalFigure(rows)}
+	},
+	Observe:      func(rows []experiment.Row) []Finding { return []Finding{ObserveRetrieval(rows)} },
+	EstimateNote: " (at most: descents that converge stop early)",
+}

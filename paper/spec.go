@@ -1,0 +1,184 @@
+package paper
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"time"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/atomicfile"
+)
+
+// Spec is the exact configuration of a run of a grid experiment, written
+// to OUT/config.json. The axes (D, K, β, Y, bases, projections) may change
+// between runs into the same directory, which then adds points; every
+// other field must match for a run to resume. An experiment uses the
+// fields its default Spec sets: the command offers a flag for each.
+type Spec struct {
+	Experiment string `json:"experiment"`
+	Scale      string `json:"scale"`
+	Version    string `json:"version"`
+
+	D           []int     `json:"D"`
+	K           []int     `json:"K"`
+	Beta        []float64 `json:"beta"`
+	Y           []int     `json:"Y"`
+	Bases       []string  `json:"bases,omitempty"`
+	Projections []string  `json:"projections,omitempty"`
+
+	Basis      string  `json:"basis,omitempty"`
+	Projection string  `json:"projection,omitempty"`
+	Flip       float64 `json:"flip,omitempty"`
+	Seed       uint64  `json:"seed"`
+	Seeds      int     `json:"seeds,omitempty"`
+	Precision  string  `json:"precision"`
+
+	Queries  int     `json:"queries,omitempty"`
+	Step     float64 `json:"step,omitempty"`
+	MaxSteps int     `json:"max_steps,omitempty"`
+	Tol      float64 `json:"tol,omitempty"`
+
+	Data   string `json:"data,omitempty"`
+	Stored int    `json:"stored,omitempty"`
+	New    int    `json:"new,omitempty"`
+
+	Started string `json:"started,omitempty"` // when the first of the runs that made the points began
+	Elapsed string `json:"elapsed,omitempty"` // their run time, summed over resumed runs
+}
+
+// The parameter groups a Spec may use beyond the axes, each with its
+// flags (see Uses).
+const (
+	UsesBinary    = "binary"    // basis, projection, flip, seeds: the random binary patterns of §4.1
+	UsesRetrieval = "retrieval" // queries, step, steps, tol: descents to convergence
+	UsesData      = "data"      // bases, projections, data, stored, new: a data set and several bases
+)
+
+// Uses reports whether s uses the parameter group g (one of the Uses
+// constants): whether its default sets them.
+func (s Spec) Uses(g string) bool {
+	switch g {
+	case UsesBinary:
+		return s.Basis != ""
+	case UsesRetrieval:
+		return s.Step != 0
+	case UsesData:
+		return s.Bases != nil
+	}
+	return false
+}
+
+// fixed returns s without its axes and run metadata: what must match for
+// a run to resume another.
+func (s Spec) fixed() Spec {
+	s.Scale, s.Version, s.Started, s.Elapsed = "", "", "", ""
+	s.D, s.K, s.Beta, s.Y, s.Bases, s.Projections = nil, nil, nil, nil, nil, nil
+	return s
+}
+
+// The paper's grids (the reference code's exp_QUANT1b, exp_QUANT1c and
+// exp_QUANT2 configurations).
+var (
+	paperYs    = []int{5000, 40000, 80000, 120000, 160000, 200000, 300000, 400000, 500000}
+	paperBetas = []float64{10, 30, 40, 50}
+	paperDs    = []int{30, 100, 1000}
+	paperKs    = []int{50, 100, 200, 400, 650, 1000}
+)
+
+// binarySpec returns the common defaults of the experiments on random
+// binary patterns (§4.1): K = 500, the paper's β and D, SinCos features on
+// iid Gaussian projections, 10% of the bits flipped.
+func binarySpec(name, scale string) Spec {
+	return Spec{Experiment: name, Scale: scale, Precision: "float64", Basis: "sincos", Projection: "gaussian", Flip: 0.1, Seeds: 1,
+		K: []int{500}, Beta: paperBetas, D: paperDs}
+}
+
+// A SpecError is a parameter of an experiment out of range or unknown:
+// the command reports it as a usage error, naming the flag.
+type SpecError struct{ Msg string }
+
+func (e *SpecError) Error() string { return e.Msg }
+
+func specErrorf(format string, args ...any) error {
+	return &SpecError{fmt.Sprintf(format, args...)}
+}
+
+// precision parses s.Precision.
+func (s Spec) precision() (dam.Precision, error) {
+	p, err := dam.ParsePrecision(s.Precision)
+	if err != nil {
+		return 0, &SpecError{"--precision: " + err.Error()}
+	}
+	return p, nil
+}
+
+// binaryGrid returns the grid of s for the experiments on binary patterns.
+func (s Spec) binaryGrid(prec dam.Precision) (experiment.BinaryGrid, error) {
+	g := experiment.BinaryGrid{Ds: s.D, Ks: s.K, Betas: s.Beta, Ys: s.Y, Flip: s.Flip, Seed: s.Seed, Seeds: s.Seeds, Precision: prec}
+	var err error
+	if g.Basis, err = features.ParseBasis(s.Basis); err != nil {
+		return g, &SpecError{"--basis: " + err.Error()}
+	}
+	kind, err := features.ParseProjectionKind(s.Projection)
+	if err != nil {
+		return g, &SpecError{"--projection: " + err.Error()}
+	}
+	g.Projections = []features.ProjectionKind{kind}
+	if !(s.Flip >= 0 && s.Flip <= 1) {
+		return g, specErrorf("--flip %v: want a fraction in [0, 1]", s.Flip)
+	}
+	if s.Seeds < 1 {
+		return g, specErrorf("--seeds %d: want at least 1", s.Seeds)
+	}
+	return g, nil
+}
+
+// retrieval returns the descent settings of s.
+func (s Spec) retrieval() (experiment.Retrieval, error) {
+	if !(s.Step > 0) || math.IsInf(s.Step, 0) || s.MaxSteps < 1 || !(s.Tol >= 0) || s.Queries < 0 {
+		return experiment.Retrieval{}, specErrorf("--step %v, --steps %d, --tol %v, --queries %d: want a positive step, at least one step, a tolerance ≥ 0 and queries ≥ 0",
+			s.Step, s.MaxSteps, s.Tol, s.Queries)
+	}
+	return experiment.Retrieval{Queries: s.Queries, Step: s.Step, MaxSteps: s.MaxSteps, Tol: s.Tol}, nil
+}
+
+// FormatDuration formats a run time as the reports print it: tenths of a
+// second under a minute, seconds under two days, then days.
+func FormatDuration(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < 48*time.Hour:
+		return d.Round(time.Second).String()
+	}
+	return fmt.Sprintf("%.1f days", d.Hours()/24)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// writeJSON writes v, indented, to path atomically.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(path, string(b)+"\n")
+}
+
+// writeFile writes text to path atomically.
+func writeFile(path, text string) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
+}
