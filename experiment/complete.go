@@ -2,11 +2,11 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/drdam/drdam/metrics"
 	"math"
 	"time"
 
 	"github.com/drdam/drdam/dam"
-	"github.com/drdam/drdam/imageio"
 )
 
 // Completion configures an image-completion run (Fig. 1, 2 and 4B): the
@@ -102,7 +102,9 @@ func Complete(c Completion) (*CompletionResult, error) {
 	if err := mr.EnergyGrad(res.TrueAtDr, nil, res.Dr.X); err != nil {
 		return nil, err
 	}
-	rmse := func(a, b []float64) float64 { return imageio.RMSE255(imageio.Clip(a, d), imageio.Clip(b, d), d, nil) }
+	rmse := func(a, b []float64) float64 {
+		return metrics.RMSE255(metrics.ClipUnit(a, d), metrics.ClipUnit(b, d), d, nil)
+	}
 	for q := range b {
 		x := c.Queries[q*d : (q+1)*d]
 		xd := res.Dr.X[q*d : (q+1)*d]

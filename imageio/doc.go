@@ -25,19 +25,16 @@
 // ImageNet folder layout. [Patterns] stacks images into the K×D row-major
 // matrix that the dam package stores.
 //
-// # Occlusion and error
+// # Occlusion
 //
 // Masks are []bool of length D in the same H×W×C order, true where a
 // coordinate is visible (clamped during the energy descent, the Clamp of
 // dam.RecallOptions) and false where it is occluded; all three channels of a
 // pixel share their visibility. [OccludeBottom], [OccludeRandom] and
-// [OccludeBox] build masks, [Apply] sets the occluded coordinates of a query
-// to a fill value (0 in the paper), and [RMSE255] measures reconstructions in
-// 0–255 pixel units, over the whole image or only its occluded part.
+// [OccludeBox] build masks ([ParseOcclusion] from the command line's
+// bottom:F, random:F and box:T,L,H,W), and [Apply] sets the occluded
+// coordinates of a query to a fill value (0 in the paper).
 //
-// # Figures
-//
-// [Grid] composes images into a PNG figure with column titles and row
-// labels, each image enlarged by an integer factor with nearest-neighbour
-// sampling so that 32×32 and 64×64 images stay crisp.
+// Reconstructions are measured in 0–255 pixel units by metrics.RMSE255, and
+// drawn beside their queries by plots.ImageGrid.
 package imageio

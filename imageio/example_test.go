@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/drdam/drdam/imageio"
+	"github.com/drdam/drdam/metrics"
+	"github.com/drdam/drdam/plots"
 )
 
 // Example turns an image into a pattern, occludes its bottom half as in the
@@ -34,11 +36,11 @@ func Example() {
 	query := make([]float64, im.D())
 	imageio.Apply(query, im.Pix, visible, 0)
 	fmt.Printf("hidden pixels: %d\n", imageio.Hidden(visible)/3)
-	fmt.Printf("RMSE of the query on the occluded half: %.1f levels\n", imageio.RMSE255(query, im.Pix, im.D(), visible))
+	fmt.Printf("RMSE of the query on the occluded half: %.1f levels\n", metrics.RMSE255(query, im.Pix, im.D(), visible))
 
 	// A figure: the query next to the original.
 	q, _ := imageio.FromPattern("query", im.H, im.W, query)
-	g := imageio.Grid{ColTitles: []string{"occluded", "original"}, Cells: [][]*imageio.Image{{q, im}}}
+	g := plots.ImageGrid{ColTitles: []string{"occluded", "original"}, Cells: [][]image.Image{{q.RGBA(), im.RGBA()}}}
 	dir, _ := os.MkdirTemp("", "imageio-example")
 	defer os.RemoveAll(dir)
 	if err := g.Save(filepath.Join(dir, "grid.png")); err != nil {

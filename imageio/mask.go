@@ -152,49 +152,6 @@ func Apply(dst, x []float64, visible []bool, fill float64) {
 	}
 }
 
-// Clip returns a copy of the patterns x (dimension d, or B×d) with every
-// value clipped to [0, 1/√d], the range an image shows (RGBA clips the
-// same way); NaN becomes 0.
-func Clip(x []float64, d int) []float64 {
-	hi := unitScale(d)
-	out := make([]float64, len(x))
-	for i, v := range x {
-		if v > 0 {
-			out[i] = min(v, hi)
-		}
-	}
-	return out
-}
-
-// RMSE255 returns the root-mean-square difference between a and b in 0–255
-// pixel units: √(mean (a_i − b_i)²) · 255·√d, where d is the dimension of one
-// pattern. a and b are patterns of dimension d or B×d row-major batches (the
-// mean is over all rows). If mask is not nil (length d, true = visible) only
-// the coordinates where mask is false, the occluded part, count; if none do,
-// the result is NaN. Values are compared as they are, not rounded to levels.
-// It panics if len(a) ≠ len(b), len(a) is not a positive multiple of d, or
-// mask is neither nil nor of length d.
-func RMSE255(a, b []float64, d int, mask []bool) float64 {
-	if d <= 0 || len(a) != len(b) || len(a) == 0 || len(a)%d != 0 || (mask != nil && len(mask) != d) {
-		panic(fmt.Sprintf("imageio: RMSE255: len(a) = %d, len(b) = %d, d = %d, len(mask) = %d; want len(a) = len(b), a positive multiple of d, and len(mask) = 0 or d",
-			len(a), len(b), d, len(mask)))
-	}
-	var sum float64
-	n := 0
-	for i := range a {
-		if mask != nil && mask[i%d] {
-			continue
-		}
-		e := a[i] - b[i]
-		sum += e * e
-		n++
-	}
-	if n == 0 {
-		return math.NaN()
-	}
-	return math.Sqrt(sum/float64(n)) * 255 * math.Sqrt(float64(d))
-}
-
 // ParseSize parses an image size written "HxW" (or one number for a
 // square), with 1 ≤ H, W ≤ 4096. Its errors start with the quoted value.
 func ParseSize(s string) (h, w int, err error) {

@@ -126,8 +126,6 @@ func TestMaskPanics(t *testing.T) {
 		"frac NaN":    func() { OccludeBottom(4, 4, math.NaN()) },
 		"zero height": func() { OccludeBox(0, 4, 0, 0, 1, 1) },
 		"Apply sizes": func() { Apply(make([]float64, 6), make([]float64, 7), make([]bool, 3), 0) },
-		"RMSE sizes":  func() { RMSE255(make([]float64, 6), make([]float64, 3), 3, nil) },
-		"RMSE mask":   func() { RMSE255(make([]float64, 6), make([]float64, 6), 3, make([]bool, 6)) },
 	} {
 		func() {
 			defer func() {
@@ -151,52 +149,5 @@ func TestApply(t *testing.T) {
 	Apply(x, x, visible, -1) // in place
 	if want := []float64{1, -1, 3, 4, -1, 6}; !slices.Equal(x, want) {
 		t.Errorf("Apply in place = %v, want %v", x, want)
-	}
-}
-
-func TestRMSE255(t *testing.T) {
-	const h, w = 4, 4
-	d := h * w * 3
-	s := 1 / math.Sqrt(float64(d))
-	a, b := make([]float64, d), make([]float64, d)
-	for i := range a {
-		a[i] = float64(100+i) / 255 * s
-		b[i] = float64(110+i) / 255 * s // 10 gray levels brighter everywhere
-	}
-	if got := RMSE255(a, b, d, nil); math.Abs(got-10) > 1e-9 {
-		t.Errorf("RMSE255 of a 10-level difference = %v, want 10", got)
-	}
-	// A 20-level difference in the bottom half only.
-	mask := OccludeBottom(h, w, 0.5)
-	c := slices.Clone(a)
-	for i := range c {
-		if !mask[i] {
-			c[i] += 20.0 / 255 * s
-		}
-	}
-	if got := RMSE255(a, c, d, mask); math.Abs(got-20) > 1e-9 {
-		t.Errorf("RMSE255 over the occluded half = %v, want 20", got)
-	}
-	if got, want := RMSE255(a, c, d, nil), 20/math.Sqrt2; math.Abs(got-want) > 1e-9 {
-		t.Errorf("RMSE255 over the whole image = %v, want %v", got, want)
-	}
-	// Batches: rows of errors 10 and 20 on the occluded half.
-	ab, cb := append(slices.Clone(a), a...), append(slices.Clone(b), c...)
-	if got, want := RMSE255(ab, cb, d, mask), math.Sqrt((100+400)/2.0); math.Abs(got-want) > 1e-9 {
-		t.Errorf("RMSE255 of a batch = %v, want %v", got, want)
-	}
-	if got := RMSE255(a, b, d, OccludeBottom(h, w, 0)); !math.IsNaN(got) {
-		t.Errorf("RMSE255 with nothing occluded = %v, want NaN", got)
-	}
-	if got := RMSE255(a, a, d, nil); got != 0 {
-		t.Errorf("RMSE255(a, a) = %v", got)
-	}
-}
-
-func TestClip(t *testing.T) {
-	d := 4 // 1/√d = 0.5
-	got := Clip([]float64{-1, 0.25, 0.7, math.NaN()}, d)
-	if want := []float64{0, 0.25, 0.5, 0}; !slices.Equal(got, want) {
-		t.Errorf("Clip = %v, want %v", got, want)
 	}
 }

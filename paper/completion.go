@@ -3,6 +3,7 @@ package paper
 import (
 	"encoding/csv"
 	"fmt"
+	"image"
 	"io"
 	"math"
 	"os"
@@ -199,25 +200,25 @@ func RunCompletion(c *Completion, dir, title string, log io.Writer) (*experiment
 }
 
 // image returns the pattern x as an image of the completion's size.
-func (c *Completion) image(name string, x []float64) *imageio.Image {
-	im, err := imageio.FromPattern(name, c.H, c.W, x)
+func (c *Completion) image(x []float64) image.Image {
+	im, err := imageio.FromPattern("", c.H, c.W, x)
 	if err != nil {
 		panic(err) // sizes come from the same images
 	}
-	return im
+	return im.RGBA()
 }
 
 func (c *Completion) write(res *experiment.CompletionResult, dir, title string) error {
 	d, r := c.Run.D, &c.Run
-	g := &imageio.Grid{Title: fmt.Sprintf("%s: β = %g, Y = %d (%v, %v), occlusion %s", title, r.Beta, r.DrDAM.Y,
+	g := &plots.ImageGrid{Title: fmt.Sprintf("%s: β = %g, Y = %d (%v, %v), occlusion %s", title, r.Beta, r.DrDAM.Y,
 		r.DrDAM.Basis, r.DrDAM.Projection, c.Occlude),
 		ColTitles: []string{"occluded query", "DrDAM", "MrDAM", "original"}}
 	for q := range c.Queries {
 		name := c.Images[q].Name
 		g.RowLabels = append(g.RowLabels, fmt.Sprintf("%s\nDrDAM–MrDAM %.1f\nDrDAM–orig. %.1f", name, res.DrToMr[q], res.DrToOriginal[q]))
-		g.Cells = append(g.Cells, []*imageio.Image{
-			c.image(name, res.Occluded[q*d:(q+1)*d]), c.image(name, res.Dr.X[q*d:(q+1)*d]),
-			c.image(name, res.Mr.X[q*d:(q+1)*d]), c.Images[q],
+		g.Cells = append(g.Cells, []image.Image{
+			c.image(res.Occluded[q*d : (q+1)*d]), c.image(res.Dr.X[q*d : (q+1)*d]),
+			c.image(res.Mr.X[q*d : (q+1)*d]), c.Images[q].RGBA(),
 		})
 	}
 	if err := g.Save(filepath.Join(dir, "grid.png")); err != nil {

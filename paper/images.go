@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"github.com/drdam/drdam/metrics"
 	"io"
 	"math"
 	"path/filepath"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/drdam/drdam/experiment"
-	"github.com/drdam/drdam/imageio"
 )
 
 // fig1 is the paper's Fig. 1: four occluded 64×64 photos completed.
@@ -156,7 +156,7 @@ func judgeCompression(c *Completion, res *experiment.CompletionResult) []Finding
 		xd := res.Dr.X[q*d : (q+1)*d]
 		best, bestK := math.Inf(1), -1
 		for k := range c.Images {
-			if v := imageio.RMSE255(imageio.Clip(xd, d), c.Run.Stored[k*d:(k+1)*d], d, c.Run.Visible); v < best {
+			if v := metrics.RMSE255(metrics.ClipUnit(xd, d), c.Run.Stored[k*d:(k+1)*d], d, c.Run.Visible); v < best {
 				best, bestK = v, k
 			}
 		}

@@ -2,6 +2,8 @@ package paper
 
 import (
 	"fmt"
+	"github.com/drdam/drdam/metrics"
+	"image"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/drdam/drdam/experiment"
 	"github.com/drdam/drdam/imageio"
+	"github.com/drdam/drdam/plots"
 )
 
 // fig4b is the paper's Fig. 4B: one CIFAR-size completion over β × Y.
@@ -57,7 +60,7 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 	d := c.Run.D
 	c.Run.Queries = c.Run.Stored[sw.Query*d : (sw.Query+1)*d]
 	orig := c.Images[sw.Query]
-	g := &imageio.Grid{Title: fmt.Sprintf("Fig. 4B: %s, bottom half occluded; DrDAM (%v, %v) by Y, and MrDAM", orig.Name, c.Run.DrDAM.Basis, c.Run.DrDAM.Projection)}
+	g := &plots.ImageGrid{Title: fmt.Sprintf("Fig. 4B: %s, bottom half occluded; DrDAM (%v, %v) by Y, and MrDAM", orig.Name, c.Run.DrDAM.Basis, c.Run.DrDAM.Projection)}
 	g.ColTitles = append(g.ColTitles, "query")
 	for _, y := range sw.Ys {
 		g.ColTitles = append(g.ColTitles, fmt.Sprintf("Y = %s", fmt.Sprint(y)))
@@ -114,9 +117,9 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 // sweepRow completes the query of c at beta with MrDAM and with a DrDAM at
 // each Y, and returns the row of the grid (occluded query, DrDAM at each
 // Y, MrDAM, original) and the RMSEs of DrDAM's completions to MrDAM's.
-func (c *Completion) sweepRow(beta float64, ys []int, orig *imageio.Image, step func(yi int)) ([]*imageio.Image, []float64, error) {
+func (c *Completion) sweepRow(beta float64, ys []int, orig *imageio.Image, step func(yi int)) ([]image.Image, []float64, error) {
 	d := c.Run.D
-	var row []*imageio.Image
+	var row []image.Image
 	var mrX, rm []float64
 	for yi, y := range ys {
 		step(yi)
@@ -130,10 +133,10 @@ func (c *Completion) sweepRow(beta float64, ys []int, orig *imageio.Image, step 
 		}
 		if yi == 0 {
 			mrX = slices.Clone(res.Mr.X)
-			row = append(row, c.image(orig.Name, res.Occluded))
+			row = append(row, c.image(res.Occluded))
 		}
-		row = append(row, c.image(orig.Name, res.Dr.X))
-		rm = append(rm, imageio.RMSE255(imageio.Clip(res.Dr.X, d), imageio.Clip(mrX, d), d, nil))
+		row = append(row, c.image(res.Dr.X))
+		rm = append(rm, metrics.RMSE255(metrics.ClipUnit(res.Dr.X, d), metrics.ClipUnit(mrX, d), d, nil))
 	}
-	return append(row, c.image(orig.Name, mrX), orig), rm, nil
+	return append(row, c.image(mrX), orig.RGBA()), rm, nil
 }

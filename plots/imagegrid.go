@@ -1,8 +1,12 @@
-package imageio
+package plots
 
 import (
+	"image/png"
+	"io"
+
 	"errors"
 	"fmt"
+	"github.com/drdam/drdam/internal/atomicfile"
 	"image"
 	"image/color"
 	"image/draw"
@@ -25,21 +29,23 @@ const (
 	labelFontSize = 16  // pixels per em of column titles and row labels
 )
 
-// Grid is a figure of images in rows and columns, saved as a PNG by Save:
-// an optional Title at the top, optional ColTitles above the columns and
-// RowLabels at the left of the rows (a "\n" starts a new line), and Cells,
-// each an Image (nil = blank), enlarged by an integer factor with
-// nearest-neighbour sampling, separated by thin white gutters.
+// ImageGrid is a figure of images in rows and columns (image completions
+// beside their queries and originals), saved as a PNG by Save: an optional
+// Title at the top, optional ColTitles above the columns and RowLabels at
+// the left of the rows (a "\n" starts a new line), and Cells, each an
+// image (nil = blank), enlarged by an integer factor with nearest-neighbour
+// sampling so that 32×32 and 64×64 images stay crisp, separated by thin
+// white gutters.
 //
 // Cells[i][j] is the image in row i, column j; rows may have different
 // lengths. Images of different sizes may be mixed: a column is as wide as its
 // widest cell (or its title), a row as tall as its tallest cell, and smaller
 // images are centred in their cell.
-type Grid struct {
-	Title     string     // drawn centred above everything; "" for none
-	ColTitles []string   // ColTitles[j] is drawn above column j; nil for none
-	RowLabels []string   // RowLabels[i] is drawn left of row i; nil for none
-	Cells     [][]*Image // Cells[i][j]: row i, column j; nil = blank
+type ImageGrid struct {
+	Title     string          // drawn centred above everything; "" for none
+	ColTitles []string        // ColTitles[j] is drawn above column j; nil for none
+	RowLabels []string        // RowLabels[i] is drawn left of row i; nil for none
+	Cells     [][]image.Image // Cells[i][j]: row i, column j; nil = blank
 	// Scale is the integer enlargement of every image; 0 picks the
 	// smallest factor that makes the largest image at least 128 pixels on
 	// its longer side (4 for 32×32 images, 2 for 64×64).
@@ -101,8 +107,8 @@ func drawText(dst draw.Image, face font.Face, t textBlock, x, y, w, align int) {
 	}
 }
 
-// Image renders the grid (see Grid and Save) and returns it.
-func (g *Grid) Image() (*image.RGBA, error) {
+// Image renders the grid (see ImageGrid and Save) and returns it.
+func (g *ImageGrid) Image() (*image.RGBA, error) {
 	nrows := max(len(g.Cells), len(g.RowLabels))
 	ncols := len(g.ColTitles)
 	maxSide := 0
@@ -112,10 +118,11 @@ func (g *Grid) Image() (*image.RGBA, error) {
 			if im == nil {
 				continue
 			}
-			if im.H <= 0 || im.W <= 0 || len(im.Pix) != im.D() {
-				return nil, fmt.Errorf("cell (%d, %d) %q is malformed: %d×%d with %d values", i, j, im.Name, im.H, im.W, len(im.Pix))
+			b := im.Bounds()
+			if b.Empty() {
+				return nil, fmt.Errorf("cell (%d, %d) is an empty %d×%d image", i, j, b.Dy(), b.Dx())
 			}
-			maxSide = max(maxSide, im.H, im.W)
+			maxSide = max(maxSide, b.Dy(), b.Dx())
 		}
 	}
 	if nrows == 0 || ncols == 0 || maxSide == 0 {
@@ -149,8 +156,8 @@ func (g *Grid) Image() (*image.RGBA, error) {
 	for i := range nrows {
 		for j := range ncols {
 			if im := g.cell(i, j); im != nil {
-				colW[j] = max(colW[j], im.W*scale)
-				rowH[i] = max(rowH[i], im.H*scale)
+				colW[j] = max(colW[j], im.Bounds().Dx()*scale)
+				rowH[i] = max(rowH[i], im.Bounds().Dy()*scale)
 			}
 		}
 	}
@@ -232,20 +239,32 @@ func (g *Grid) Image() (*image.RGBA, error) {
 			if im == nil {
 				continue
 			}
-			cx := colX[j] + (colW[j]-im.W*scale)/2
-			cy := rowY[i] + (rowH[i]-im.H*scale)/2
-			blit(out, im.RGBA(), cx, cy, scale)
+			b := im.Bounds()
+			cx := colX[j] + (colW[j]-b.Dx()*scale)/2
+			cy := rowY[i] + (rowH[i]-b.Dy()*scale)/2
+			blit(out, toRGBA(im), cx, cy, scale)
 		}
 	}
 	return out, nil
 }
 
 // cell returns Cells[i][j], or nil outside the ragged rows.
-func (g *Grid) cell(i, j int) *Image {
+func (g *ImageGrid) cell(i, j int) image.Image {
 	if i < len(g.Cells) && j < len(g.Cells[i]) {
 		return g.Cells[i][j]
 	}
 	return nil
+}
+
+// toRGBA returns im as an *image.RGBA with bounds from (0, 0).
+func toRGBA(im image.Image) *image.RGBA {
+	if r, ok := im.(*image.RGBA); ok && r.Bounds().Min == (image.Point{}) {
+		return r
+	}
+	b := im.Bounds()
+	r := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(r, r.Bounds(), im, b.Min, draw.Src)
+	return r
 }
 
 // blit copies src into dst at (x, y), each pixel as a scale×scale block.
@@ -269,10 +288,10 @@ func blit(dst, src *image.RGBA, x, y, scale int) {
 // a temporary file in the same folder, renamed over path. It is an error if
 // the grid has no images, Scale is negative, or a cell is malformed; errors
 // name the path.
-func (g *Grid) Save(path string) error {
+func (g *ImageGrid) Save(path string) error {
 	img, err := g.Image()
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return writePNG(path, img)
+	return atomicfile.Write(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

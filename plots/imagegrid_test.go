@@ -1,4 +1,4 @@
-package imageio
+package plots
 
 import (
 	"image"
@@ -8,14 +8,29 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/drdam/drdam/internal/rng"
 )
 
-// solidImage returns an h×w Image of one colour.
-func solidImage(t *testing.T, h, w int, c color.RGBA) *Image {
+// solidImage returns an h×w image of one colour.
+func solidImage(t *testing.T, h, w int, c color.RGBA) image.Image {
 	t.Helper()
-	im, err := FromImage("solid", solid(h, w, c), 0, 0)
-	if err != nil {
-		t.Fatal(err)
+	im := image.NewRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i < len(im.Pix); i += 4 {
+		im.Pix[i], im.Pix[i+1], im.Pix[i+2], im.Pix[i+3] = c.R, c.G, c.B, c.A
+	}
+	return im
+}
+
+// randomRGB returns an h×w image of random opaque colours.
+func randomRGB(seed uint64, h, w int) *image.RGBA {
+	im := image.NewRGBA(image.Rect(0, 0, w, h))
+	s := rng.New(seed, 0)
+	for i := range im.Pix {
+		im.Pix[i] = uint8(s.Uint64())
+		if i%4 == 3 {
+			im.Pix[i] = 255
+		}
 	}
 	return im
 }
@@ -34,14 +49,14 @@ func decodePNGFile(t *testing.T, path string) image.Image {
 	return img
 }
 
-func TestGridSave(t *testing.T) {
+func TestImageGridSave(t *testing.T) {
 	dir := t.TempDir()
 	red, blue := color.RGBA{255, 0, 0, 255}, color.RGBA{0, 0, 255, 255}
 	r, b := solidImage(t, 32, 32, red), solidImage(t, 32, 32, blue)
 
 	// Without texts the size follows from the layout: cells of 32·4 = 128
 	// pixels, gutters of 4, margins of 10.
-	g := &Grid{Cells: [][]*Image{{r, nil, b}, {b, r}}}
+	g := &ImageGrid{Cells: [][]image.Image{{r, nil, b}, {b, r}}}
 	path := filepath.Join(dir, "plain.png")
 	if err := g.Save(path); err != nil {
 		t.Fatal(err)
@@ -74,9 +89,9 @@ func TestGridSave(t *testing.T) {
 
 	// Nearest-neighbour enlargement: every source pixel is a 4×4 block.
 	chk := randomRGB(9, 32, 32)
-	ci, _ := FromImage("random", chk, 0, 0)
+	var ci image.Image = chk
 	path = filepath.Join(dir, "nn.png")
-	if err := (&Grid{Cells: [][]*Image{{ci}}}).Save(path); err != nil {
+	if err := (&ImageGrid{Cells: [][]image.Image{{ci}}}).Save(path); err != nil {
 		t.Fatal(err)
 	}
 	img = decodePNGFile(t, path)
@@ -89,11 +104,11 @@ func TestGridSave(t *testing.T) {
 	}
 
 	// With texts: larger, and the text areas hold dark pixels.
-	g = &Grid{
+	g = &ImageGrid{
 		Title:     "Completion",
 		ColTitles: []string{"occluded", "DrDAM", "MrDAM", "original"},
 		RowLabels: []string{"cat", "two\nlines"},
-		Cells:     [][]*Image{{r, b, r, b}, {b, r, b, r}},
+		Cells:     [][]image.Image{{r, b, r, b}, {b, r, b, r}},
 		Scale:     3,
 	}
 	path = filepath.Join(dir, "titled.png")
@@ -124,20 +139,20 @@ func TestGridSave(t *testing.T) {
 	}
 }
 
-func TestGridErrors(t *testing.T) {
+func TestImageGridErrors(t *testing.T) {
 	dir := t.TempDir()
-	im := &Image{H: 2, W: 2, Pix: make([]float64, 12)}
+	im := image.NewRGBA(image.Rect(0, 0, 2, 2))
 	for _, tc := range []struct {
 		name string
-		g    Grid
+		g    ImageGrid
 		path string
 		want string
 	}{
-		{"empty", Grid{ColTitles: []string{"a"}}, filepath.Join(dir, "e.png"), "no images"},
-		{"all nil", Grid{Cells: [][]*Image{{nil}}}, filepath.Join(dir, "n.png"), "no images"},
-		{"negative scale", Grid{Cells: [][]*Image{{im}}, Scale: -1}, filepath.Join(dir, "s.png"), "negative"},
-		{"malformed", Grid{Cells: [][]*Image{{im, {H: 2, W: 2}}}}, filepath.Join(dir, "m.png"), "cell (0, 1)"},
-		{"no folder", Grid{Cells: [][]*Image{{im}}}, filepath.Join(dir, "missing", "g.png"), ""},
+		{"empty", ImageGrid{ColTitles: []string{"a"}}, filepath.Join(dir, "e.png"), "no images"},
+		{"all nil", ImageGrid{Cells: [][]image.Image{{nil}}}, filepath.Join(dir, "n.png"), "no images"},
+		{"negative scale", ImageGrid{Cells: [][]image.Image{{im}}, Scale: -1}, filepath.Join(dir, "s.png"), "negative"},
+		{"empty image", ImageGrid{Cells: [][]image.Image{{im, image.NewRGBA(image.Rect(0, 0, 0, 2))}}}, filepath.Join(dir, "m.png"), "cell (0, 1)"},
+		{"no folder", ImageGrid{Cells: [][]image.Image{{im}}}, filepath.Join(dir, "missing", "g.png"), ""},
 	} {
 		err := tc.g.Save(tc.path)
 		if err == nil || !strings.Contains(err.Error(), tc.path) || !strings.Contains(err.Error(), tc.want) {
