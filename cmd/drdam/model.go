@@ -23,7 +23,7 @@ Example:
 	rep := fs.String("rep", "drdam", "representation: drdam (distributed) or mrdam (memory)")
 	beta := fs.Float64("beta", 10, "inverse temperature β > 0")
 	sim := fs.String("similarity", "l2", "energy: l2 (−(1/β) log Σ exp(−β/2‖x−ξ‖²)) or dot (−(1/β) log Σ exp(β⟨ξ,x⟩) + ½‖x‖²)")
-	basis := fs.String("basis", "sincos", "DrDAM feature basis: sincos, cos, exp or expexp")
+	basis := fs.String("basis", "sincos", "DrDAM feature basis: "+features.BasisNames())
 	y := fs.Int("y", 20000, "DrDAM number of random projections Y (sincos and expexp have 2Y features)")
 	proj := fs.String("projection", "gaussian", "DrDAM random projection: gaussian (iid, dense), orthogonal (ORF, dense) or structured (SORF: O(Y log D) per product, O(Y) memory)")
 	onDemand := fs.Bool("on-demand", false, "DrDAM with the gaussian projection: regenerate its rows from the seed at every evaluation instead of storing them (O(Y+D) memory, much slower)")
@@ -35,24 +35,10 @@ Example:
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	c := dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand}
-	var err error
-	if c.Rep, err = dam.ParseRepresentation(*rep); err != nil {
-		return usageError{"--rep: " + err.Error()}
-	}
-	if c.Similarity, err = dam.ParseSimilarity(*sim); err != nil {
-		return usageError{"--similarity: " + err.Error()}
-	}
-	if c.Precision, err = dam.ParsePrecision(*prec); err != nil {
-		return usageError{"--precision: " + err.Error()}
-	}
-	if c.Rep == dam.RepDrDAM {
-		if c.Basis, err = features.ParseBasis(*basis); err != nil {
-			return usageError{"--basis: " + err.Error()}
-		}
-		if c.Projection, err = features.ParseProjectionKind(*proj); err != nil {
-			return usageError{"--projection: " + err.Error()}
-		}
+	c, err := encodeConfig(dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand},
+		*rep, *sim, *prec, *basis, *proj)
+	if err != nil {
+		return err
 	}
 	if err := checkOutputDir(*out); err != nil {
 		return err
@@ -74,6 +60,30 @@ Example:
 	}
 	fmt.Fprintf(e.stdout, "stored %d patterns of dimension %d in %s: %s\n", p.Rows, p.Cols, *out, m.Config())
 	return nil
+}
+
+// encodeConfig completes c with the named representation, similarity,
+// precision and, for a DrDAM, basis and projection.
+func encodeConfig(c dam.Config, rep, sim, prec, basis, proj string) (dam.Config, error) {
+	var err error
+	if c.Rep, err = dam.ParseRepresentation(rep); err != nil {
+		return c, usageError{"--rep: " + err.Error()}
+	}
+	if c.Similarity, err = dam.ParseSimilarity(sim); err != nil {
+		return c, usageError{"--similarity: " + err.Error()}
+	}
+	if c.Precision, err = dam.ParsePrecision(prec); err != nil {
+		return c, usageError{"--precision: " + err.Error()}
+	}
+	if c.Rep == dam.RepDrDAM {
+		if c.Basis, err = features.ParseBasis(basis); err != nil {
+			return c, usageError{"--basis: " + err.Error()}
+		}
+		if c.Projection, err = features.ParseProjectionKind(proj); err != nil {
+			return c, usageError{"--projection: " + err.Error()}
+		}
+	}
+	return c, nil
 }
 
 func runAdd(e *env, args []string) error    { return runUpdate(e, args, "add") }

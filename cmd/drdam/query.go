@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -94,64 +95,87 @@ energy.`)
 			return err
 		}
 	}
-	ds, err := dam.NewDescent(m, opt)
+	res, err := descend(e, m, q, opt, *queries)
 	if err != nil {
 		return err
 	}
-	if err := ds.Start(q.Data); err != nil {
-		return fmt.Errorf("%s: %w", *queries, err)
-	}
-	pr := newProgress(e)
-	for {
-		pr.update(fmt.Sprintf("recall: %d of %d queries active, step", ds.Active(), q.Rows), ds.Iteration(), *maxSteps)
-		done, err := ds.Step()
-		if err != nil {
-			pr.done()
-			return fmt.Errorf("%s: %w", *queries, err)
-		}
-		if done {
-			break
-		}
-	}
-	pr.done()
-	res := ds.Result()
-	if err := writeOutput(*out, q.Rows, q.Cols, res.X); err != nil {
+	if err := writeRecall(res, q, *out, *stepsOut, *traceOut); err != nil {
 		return err
 	}
-	steps := make([]float64, q.Rows)
-	conv := 0
-	for i, s := range res.Steps {
-		steps[i] = float64(s)
-		if res.Converged[i] {
-			conv++
+	return recallSummary(e.stdout, res, *tol, *maxSteps)
+}
+
+// descend runs the descent of opt from the queries q of file name, with
+// a progress line.
+func descend(e *env, m dam.Model, q *dataio.Matrix, opt dam.RecallOptions, name string) (*dam.Result, error) {
+	ds, err := dam.NewDescent(m, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := ds.Start(q.Data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	pr := newProgress(e)
+	defer pr.done()
+	for {
+		pr.update(fmt.Sprintf("recall: %d of %d queries active, step", ds.Active(), q.Rows), ds.Iteration(), opt.MaxSteps)
+		done, err := ds.Step()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if done {
+			return ds.Result(), nil
 		}
 	}
-	if *stepsOut != "" {
-		if err := dataio.WriteVector(*stepsOut, steps); err != nil {
+}
+
+// writeRecall writes the final states, the steps (if stepsOut is set) and
+// the energy traces (if traceOut is set) of a recall: a B×(max steps + 1)
+// matrix in which a query that stopped earlier repeats its final energy.
+func writeRecall(res *dam.Result, q *dataio.Matrix, out, stepsOut, traceOut string) error {
+	if err := writeOutput(out, q.Rows, q.Cols, res.X); err != nil {
+		return err
+	}
+	if stepsOut != "" {
+		steps := make([]float64, q.Rows)
+		for i, s := range res.Steps {
+			steps[i] = float64(s)
+		}
+		if err := dataio.WriteVector(stepsOut, steps); err != nil {
 			return err
 		}
+	}
+	if traceOut == "" {
+		return nil
 	}
 	width := slices.Max(res.Steps) + 1
-	if *traceOut != "" {
-		tr := make([]float64, q.Rows*width)
-		for b, t := range res.Energy {
-			row := tr[b*width : (b+1)*width]
-			copy(row, t)
-			for j := len(t); j < width; j++ {
-				row[j] = t[len(t)-1]
-			}
+	tr := make([]float64, q.Rows*width)
+	for b, t := range res.Energy {
+		row := tr[b*width : (b+1)*width]
+		copy(row, t)
+		for j := len(t); j < width; j++ {
+			row[j] = t[len(t)-1]
 		}
-		if err := writeOutput(*traceOut, q.Rows, width, tr); err != nil {
-			return err
+	}
+	return writeOutput(traceOut, q.Rows, width, tr)
+}
+
+// recallSummary prints how the queries converged and the mean change of
+// energy, an error if it is not finite.
+func recallSummary(w io.Writer, res *dam.Result, tol float64, maxSteps int) error {
+	n, conv := len(res.Steps), 0
+	for _, c := range res.Converged {
+		if c {
+			conv++
 		}
 	}
 	var dE float64
 	for _, t := range res.Energy {
-		dE += (t[len(t)-1] - t[0]) / float64(q.Rows)
+		dE += (t[len(t)-1] - t[0]) / float64(n)
 	}
 	sorted := slices.Sorted(slices.Values(res.Steps))
-	fmt.Fprintf(e.stdout, "recalled %d queries: %d converged (|ΔE| < %g), %d stopped at --max-steps %d; steps median %d, max %d; mean energy change %.6g\n",
-		q.Rows, conv, *tol, q.Rows-conv, *maxSteps, sorted[len(sorted)/2], sorted[len(sorted)-1], dE)
+	fmt.Fprintf(w, "recalled %d queries: %d converged (|ΔE| < %g), %d stopped at --max-steps %d; steps median %d, max %d; mean energy change %.6g\n",
+		n, conv, tol, n-conv, maxSteps, sorted[n/2], sorted[n-1], dE)
 	if math.IsNaN(dE) {
 		return fmt.Errorf("energies are not finite")
 	}
