@@ -22,7 +22,8 @@ func encode(t testing.TB, m Memory) []byte {
 
 func decode(b []byte) (Memory, error) { return Read(bytes.NewReader(b), int64(len(b))) }
 
-// fileModels returns small memories covering every kind of payload.
+// fileModels returns small memories covering every kind of payload, every
+// basis and every seeded projection kind.
 func fileModels(t testing.TB) []Memory {
 	const d = 5
 	xi := grayPatterns(201, 4, d)
@@ -33,10 +34,12 @@ func fileModels(t testing.TB) []Memory {
 	for _, basis := range allBases {
 		ms = append(ms, mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Basis: basis, Seed: 9}, xi))
 	}
+	// Every seeded projection kind of the registry, in float32.
+	for _, kind := range features.ProjectionKinds() {
+		ms = append(ms, mustDrDAM(t, Config{D: d, Beta: 7, Y: 40, Seed: 9, Projection: kind, Precision: Float32}, xi))
+	}
 	ms = append(ms,
 		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, Similarity: Dot, NoBias: true, Epsilon: 1e-3}, xi),
-		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, Projection: features.Orthogonal}, xi),
-		mustDrDAM(t, Config{D: d, Beta: 7, Y: 40, Seed: 9, Projection: features.Structured, Precision: Float32}, xi),
 		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9, OnDemand: true}, xi),
 		mustDrDAM(t, Config{D: d, Beta: 7, Y: 16, Seed: 9}, nil), // empty
 	)

@@ -72,8 +72,17 @@ func (k ProjectionKind) String() string {
 }
 
 // ProjectionKinds returns the kinds that can be generated from a seed, in
-// the order of the experiments' tables: gaussian, orthogonal, structured.
-func ProjectionKinds() []ProjectionKind { return []ProjectionKind{Gaussian, Orthogonal, Structured} }
+// the order of the table (gaussian, orthogonal, structured), which is that
+// of the experiments' tables.
+func ProjectionKinds() []ProjectionKind {
+	var out []ProjectionKind
+	for k := range kinds {
+		if kinds[k].new != nil {
+			out = append(out, ProjectionKind(k))
+		}
+	}
+	return out
+}
 
 // ProjectionNames returns the names of ProjectionKinds as a list for
 // messages and help texts: "gaussian, orthogonal or structured".
