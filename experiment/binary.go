@@ -242,35 +242,50 @@ func EnergyPlan(g BinaryGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 		return nil, err
 	}
 	ns := max(1, g.Seeds)
-	cache := &dataCache{g: &g}
-	p := &Plan{Name: "energy-error"}
+	return g.plan("energy-error", done, func(t binaryTask) float64 {
+		return rates.evalCost(t.a.kind, t.y, t.d, 4*t.k, 2*len(t.keys)*ns, ns) + rates.mrCost(t.k, t.d, 4*t.k, len(t.keys))
+	}, func(t binaryTask, bd *binaryData, part func(float64)) ([]Row, error) {
+		return energyTask(&g, t.a, bd, t.keys, ns, part)
+	}), nil
+}
+
+// binaryTask is one task of a binary grid: the β left to do at one (D, K,
+// projection sample, Y).
+type binaryTask struct {
+	d, k, y int
+	a       arm
+	keys    []Key
+}
+
+// plan returns the plan of the grid: a task for every (D, K, projection
+// sample, Y) with β left to do, in that order, whose estimated cost and
+// work are cost and run (with the data of its (D, K)).
+func (g *BinaryGrid) plan(name string, done func(Key) bool, cost func(binaryTask) float64,
+	run func(t binaryTask, bd *binaryData, part func(float64)) ([]Row, error)) *Plan {
+	cache := &dataCache{g: g}
+	p := &Plan{Name: name}
 	for _, d := range g.Ds {
 		for _, k := range g.Ks {
 			for _, a := range g.arms() {
 				for _, y := range g.Ys {
-					keys := g.pendingBetas(d, k, y, a, done)
-					p.Skipped += len(g.Betas) - len(keys)
-					if len(keys) == 0 {
+					t := binaryTask{d: d, k: k, y: y, a: a, keys: g.pendingBetas(d, k, y, a, done)}
+					p.Skipped += len(g.Betas) - len(t.keys)
+					if len(t.keys) == 0 {
 						continue
 					}
-					cost := rates.evalCost(a.kind, y, d, 4*k, 2*len(keys)*ns, ns) + rates.mrCost(k, d, 4*k, len(keys))
-					p.Tasks = append(p.Tasks, Task{
-						Label: taskLabel(d, k, y, a, len(g.arms())),
-						Keys:  keys,
-						Cost:  cost,
+					p.Tasks = append(p.Tasks, Task{Label: taskLabel(d, k, y, a, len(g.arms())), Keys: t.keys, Cost: cost(t),
 						run: func(part func(float64)) ([]Row, error) {
 							bd, err := cache.get(d, k)
 							if err != nil {
 								return nil, err
 							}
-							return energyTask(&g, a, bd, keys, ns, part)
-						},
-					})
+							return run(t, bd, part)
+						}})
 				}
 			}
 		}
 	}
-	return p, nil
+	return p
 }
 
 // taskLabel names a task of the binary grids; the projection sample is
@@ -426,46 +441,30 @@ func RetrievalPlan(g BinaryGrid, r Retrieval, rates Rates, done func(Key) bool) 
 		return nil, fmt.Errorf("retrieval-error: no control sample (it belongs to energy-error)")
 	}
 	ns := max(1, g.Seeds)
-	cache := &dataCache{g: &g}
-	p := &Plan{Name: "retrieval-error"}
-	for _, d := range g.Ds {
-		for _, k := range g.Ks {
-			nq := k
-			if r.Queries > 0 {
-				nq = min(k, r.Queries)
-			}
-			mrDone := map[float64]bool{}
-			for _, a := range g.arms() {
-				for _, y := range g.Ys {
-					keys := g.pendingBetas(d, k, y, a, done)
-					p.Skipped += len(g.Betas) - len(keys)
-					if len(keys) == 0 {
-						continue
-					}
-					cost := rates.evalCost(a.kind, y, d, 3*nq, len(keys)*ns*(r.MaxSteps+1), ns)
-					for _, key := range keys {
-						if !mrDone[key.Beta] {
-							mrDone[key.Beta] = true
-							cost += rates.mrCost(k, d, 3*nq, r.MaxSteps+1)
-						}
-					}
-					p.Tasks = append(p.Tasks, Task{
-						Label: taskLabel(d, k, y, a, len(g.arms())),
-						Keys:  keys,
-						Cost:  cost,
-						run: func(part func(float64)) ([]Row, error) {
-							bd, err := cache.get(d, k)
-							if err != nil {
-								return nil, err
-							}
-							return retrievalTask(&g, r, a, bd, keys, nq, ns, part)
-						},
-					})
-				}
+	queries := func(k int) int {
+		if r.Queries > 0 {
+			return min(k, r.Queries)
+		}
+		return k
+	}
+	type mrKey struct {
+		d, k int
+		beta float64
+	}
+	mrDone := map[mrKey]bool{} // MrDAM's descents are costed with the first task that needs them
+	return g.plan("retrieval-error", done, func(t binaryTask) float64 {
+		nq := queries(t.k)
+		cost := rates.evalCost(t.a.kind, t.y, t.d, 3*nq, len(t.keys)*ns*(r.MaxSteps+1), ns)
+		for _, key := range t.keys {
+			if mk := (mrKey{t.d, t.k, key.Beta}); !mrDone[mk] {
+				mrDone[mk] = true
+				cost += rates.mrCost(t.k, t.d, 3*nq, r.MaxSteps+1)
 			}
 		}
-	}
-	return p, nil
+		return cost
+	}, func(t binaryTask, bd *binaryData, part func(float64)) ([]Row, error) {
+		return retrievalTask(&g, r, t.a, bd, t.keys, queries(t.k), ns, part)
+	}), nil
 }
 
 // retrievalQueries returns the first nq queries of the at, near and far

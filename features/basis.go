@@ -67,28 +67,30 @@ var bases = [...]basisFacts{
 
 // Bases returns every basis, in the order of the paper's appendix (Cos,
 // SinCos, Exp, ExpExp).
-func Bases() []Basis {
-	var out []Basis
-	for b := range bases {
-		if Basis(b).Valid() {
-			out = append(out, Basis(b))
+func Bases() []Basis { return inTable(len(bases), Basis.Valid) }
+
+// BasisNames returns the names of the bases as a list for messages and
+// help texts: "cos, sincos, exp or expexp".
+func BasisNames() string { return orList(Bases()) }
+
+// inTable returns the entries 0…n−1 of a table for which keep is true, in
+// order.
+func inTable[T ~int](n int, keep func(T) bool) []T {
+	var out []T
+	for i := range n {
+		if keep(T(i)) {
+			out = append(out, T(i))
 		}
 	}
 	return out
 }
 
-// BasisNames returns the names of the bases as a list for messages and
-// help texts: "cos, sincos, exp or expexp".
-func BasisNames() string {
-	var names []string
-	for _, b := range Bases() {
-		names = append(names, b.String())
+// orList joins the names of xs as "a, b or c".
+func orList[T fmt.Stringer](xs []T) string {
+	names := make([]string, len(xs))
+	for i, x := range xs {
+		names[i] = x.String()
 	}
-	return orList(names)
-}
-
-// orList joins names as "a, b or c".
-func orList(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"github.com/drdam/drdam/metrics"
 	"math"
 	"testing"
 
@@ -261,30 +262,14 @@ func TestKernelErrorRate(t *testing.T) {
 			mae += kernelMAE(m, xs, ys, d) / 4
 		}
 		t.Logf("Y = %6d: mean |error| = %.3g", y, mae)
-		lx = append(lx, math.Log(float64(y)))
-		ly = append(ly, math.Log(mae))
+		lx = append(lx, float64(y))
+		ly = append(ly, mae)
 	}
-	slope := fitSlope(lx, ly)
+	slope, _ := metrics.LogSlope(lx, ly)
 	t.Logf("fitted slope %.3f", slope)
 	if slope < -0.6 || slope > -0.4 {
 		t.Errorf("log-log slope of the kernel error = %.3f, want in [−0.6, −0.4]", slope)
 	}
-}
-
-func fitSlope(x, y []float64) float64 {
-	var mx, my float64
-	for i := range x {
-		mx += x[i]
-		my += y[i]
-	}
-	mx /= float64(len(x))
-	my /= float64(len(y))
-	var sxy, sxx float64
-	for i := range x {
-		sxy += (x[i] - mx) * (y[i] - my)
-		sxx += (x[i] - mx) * (x[i] - mx)
-	}
-	return sxy / sxx
 }
 
 // TestAllBasesUnbiased checks that every basis, with iid and orthogonal

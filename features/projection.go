@@ -75,24 +75,12 @@ func (k ProjectionKind) String() string {
 // the order of the table (gaussian, orthogonal, structured), which is that
 // of the experiments' tables.
 func ProjectionKinds() []ProjectionKind {
-	var out []ProjectionKind
-	for k := range kinds {
-		if kinds[k].new != nil {
-			out = append(out, ProjectionKind(k))
-		}
-	}
-	return out
+	return inTable(len(kinds), func(k ProjectionKind) bool { return kinds[k].new != nil })
 }
 
 // ProjectionNames returns the names of ProjectionKinds as a list for
 // messages and help texts: "gaussian, orthogonal or structured".
-func ProjectionNames() string {
-	var names []string
-	for _, k := range ProjectionKinds() {
-		names = append(names, k.String())
-	}
-	return orList(names)
-}
+func ProjectionNames() string { return orList(ProjectionKinds()) }
 
 // ParseProjectionKind returns the seeded kind named s: gaussian (or iid,
 // dense), orthogonal (or orf) or structured (or sorf).

@@ -246,8 +246,8 @@ func slopeOverY(rows []experiment.Row, k experiment.Key, q experiment.QuerySet, 
 	for _, r := range sel {
 		xs, ys, ms = append(xs, float64(r.Y)), append(ys, r.Mean), append(ms, r.Median)
 	}
-	mean, ok1 := LogSlope(xs, ys)
-	med, ok2 := LogSlope(xs, ms)
+	mean, ok1 := metrics.LogSlope(xs, ys)
+	med, ok2 := metrics.LogSlope(xs, ms)
 	return mean, med, sel, ok1 && ok2
 }
 
@@ -328,7 +328,7 @@ func ObserveK(rows []experiment.Row) Finding {
 				for _, r := range sel {
 					xs, ys = append(xs, float64(r.K)), append(ys, r.Mean)
 				}
-				p, ok := LogSlope(xs, ys)
+				p, ok := metrics.LogSlope(xs, ys)
 				if !ok {
 					continue
 				}
@@ -351,6 +351,18 @@ func ObserveK(rows []experiment.Row) Finding {
 	}
 	f.Verdict = verdict([]tally{t}, 0.9)
 	return f
+}
+
+// basisNames returns the names of the bases of family f (of every basis
+// if f is 0), in the registry's order.
+func basisNames(f features.Family) []string {
+	var names []string
+	for _, b := range features.Bases() {
+		if f == 0 || b.Family() == f {
+			names = append(names, b.String())
+		}
+	}
+	return names
 }
 
 // ObserveBases checks Fig. 6 (appendix) on basis-ablation rows: the
@@ -427,18 +439,6 @@ func ObserveBases(rows []experiment.Row) Finding {
 		f.Details = append(f.Details, "no β ≥ 10 measured")
 	}
 	return f
-}
-
-// basisNames returns the names of the bases of family f (of every basis
-// if f is 0), in the registry's order.
-func basisNames(f features.Family) []string {
-	var names []string
-	for _, b := range features.Bases() {
-		if f == 0 || b.Family() == f {
-			names = append(names, b.String())
-		}
-	}
-	return names
 }
 
 // ObserveRetrieval checks the claims of Fig. 4A (§4.2) on retrieval-error

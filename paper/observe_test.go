@@ -2,7 +2,6 @@ package paper
 
 import (
 	"github.com/drdam/drdam/experiment"
-	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -144,20 +143,6 @@ func TestObservationRetrieval(t *testing.T) {
 	g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: 5}
 	p, err := experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates, nil)
 	requireVerdict(t, ObserveRetrieval(runPlan(t, p, err)), Holds)
-}
-
-func TestFits(t *testing.T) {
-	ys := []float64{100, 400, 1600}
-	errs := []float64{0.3, 0.15, 0.075}
-	if b, ok := FitInvSqrt(ys, errs); !ok || math.Abs(b-3) > 1e-12 {
-		t.Errorf("FitInvSqrt = %v, %v; want 3 (exact b/√Y data)", b, ok)
-	}
-	if p, ok := LogSlope(ys, errs); !ok || math.Abs(p+0.5) > 1e-12 {
-		t.Errorf("LogSlope = %v, %v; want −0.5", p, ok)
-	}
-	if _, ok := LogSlope([]float64{1, 2}, []float64{0, 1}); ok {
-		t.Error("LogSlope with one positive point should fail")
-	}
 }
 
 // TestFigures checks the figures' shape and the floor of zero Hamming
