@@ -78,6 +78,8 @@ func (r Row) Key() Key {
 	return Key{D: r.D, K: r.K, Y: r.Y, Beta: r.Beta, Basis: r.Basis, Projection: r.Projection}
 }
 
+// String describes the configuration, e.g. "D=100 K=500 Y=20000 β=10
+// sincos gaussian".
 func (k Key) String() string {
 	return fmt.Sprintf("D=%d K=%d Y=%d β=%g %s %s", k.D, k.K, k.Y, k.Beta, k.Basis, k.Projection)
 }

@@ -101,6 +101,7 @@ func binarySpec(name, scale string) Spec {
 // the command reports it as a usage error, naming the flag.
 type SpecError struct{ Msg string }
 
+// Error returns the message, which names the flag.
 func (e *SpecError) Error() string { return e.Msg }
 
 func specErrorf(format string, args ...any) error {

@@ -84,3 +84,19 @@ func Flip(seed uint64, x []float64, d int, frac float64) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// Gray returns n random gray patterns of dimension d, row-major (n×d):
+// every coordinate uniform in [0, 1/√d), drawn in order from the stream
+// (seed, rng.StreamGray). They are the memories of the peers' benchmark
+// configurations b, c and cfull (bench.py draws its own with numpy).
+func Gray(seed uint64, n, d int) ([]float64, error) {
+	if n <= 0 || d <= 0 {
+		return nil, fmt.Errorf("synth: want n > 0 and d > 0, found n = %d, d = %d", n, d)
+	}
+	x := make([]float64, n*d)
+	s, v := rng.New(seed, rng.StreamGray), 1/math.Sqrt(float64(d))
+	for i := range x {
+		x[i] = s.Float64() * v
+	}
+	return x, nil
+}

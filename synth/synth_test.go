@@ -77,3 +77,33 @@ func TestFlip(t *testing.T) {
 		t.Error("flip fraction 1.5 accepted")
 	}
 }
+
+// TestGray: values in [0, 1/√d), the same for the same seed, a prefix for
+// fewer rows, and a mean near the uniform's 1/(2√d) (600 values: the
+// standard error of the mean is 1/√(12·600)/√d ≈ 0.012/√d, so 0.05/√d is
+// four of them).
+func TestGray(t *testing.T) {
+	const n, d = 20, 30
+	x, err := Gray(3, n, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _ := Gray(3, n/2, d)
+	top := 1 / math.Sqrt(d)
+	var mean float64
+	for i, v := range x {
+		if !(v >= 0 && v < top) {
+			t.Fatalf("value %d = %v outside [0, %v)", i, v, top)
+		}
+		if i < len(y) && y[i] != v {
+			t.Fatalf("10 rows are not a prefix of 20 at %d", i)
+		}
+		mean += v / (n * d)
+	}
+	if math.Abs(mean-top/2) > 0.05*top {
+		t.Errorf("mean %v, want about %v", mean, top/2)
+	}
+	if _, err := Gray(1, 0, 3); err == nil {
+		t.Error("n = 0 accepted")
+	}
+}

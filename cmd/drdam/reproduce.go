@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/paper"
 )
 
@@ -57,7 +58,7 @@ rerun skips what is done; --fresh starts over.`)
 	}
 	total := time.Since(start)
 	host, _ := os.Hostname()
-	m := paper.Machine{Host: host, OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), CPU: cmp.Or(cpuModel(), "unknown CPU")}
+	m := paper.Machine{Host: host, OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), CPU: cmp.Or(sysinfo.CPUModel(), "unknown CPU")}
 	path := filepath.Join(*out, "REPORT.md")
 	if err := writeText(path, paper.Report(results, *scale, versionString(), m, total)); err != nil {
 		return err

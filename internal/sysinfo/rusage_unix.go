@@ -1,12 +1,12 @@
 //go:build unix
 
-package main
+package sysinfo
 
 import "syscall"
 
-// processPeakMiB returns the process's peak resident set size
+// PeakMiB returns the process's peak resident set size
 // (getrusage's ru_maxrss, in KiB on Linux), in MiB.
-func processPeakMiB() *float64 {
+func PeakMiB() *float64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return nil

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package sysinfo
+
+// PeakMiB is unknown off Unix.
+func PeakMiB() *float64 { return nil }
