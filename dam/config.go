@@ -17,28 +17,15 @@ const (
 	RepDrDAM                           // distributed representation: T = Σ φ(ξ^μ)
 )
 
+var repNames = enumNames[Representation]{"representation", "mrdam or drdam",
+	[][]string{RepMrDAM: {"mrdam", "mr", "memory"}, RepDrDAM: {"drdam", "dr", "distributed"}}}
+
 // String returns "mrdam" or "drdam".
-func (r Representation) String() string {
-	switch r {
-	case RepMrDAM:
-		return "mrdam"
-	case RepDrDAM:
-		return "drdam"
-	}
-	return fmt.Sprintf("Representation(%d)", int(r))
-}
+func (r Representation) String() string { return repNames.name(r, "Representation") }
 
 // ParseRepresentation returns the representation named s: mrdam (or mr,
 // memory) or drdam (or dr, distributed).
-func ParseRepresentation(s string) (Representation, error) {
-	switch strings.ToLower(s) {
-	case "mrdam", "mr", "memory":
-		return RepMrDAM, nil
-	case "drdam", "dr", "distributed":
-		return RepDrDAM, nil
-	}
-	return 0, fmt.Errorf("unknown representation %q: want mrdam or drdam", s)
-}
+func ParseRepresentation(s string) (Representation, error) { return repNames.parse(s) }
 
 // Similarity selects the energy.
 type Similarity int
@@ -50,27 +37,14 @@ const (
 	Dot                       // −(1/β) log Σ exp(β⟨ξ, x⟩) + ½‖x‖²
 )
 
+var simNames = enumNames[Similarity]{"similarity", "l2 or dot",
+	[][]string{L2: {"l2", "rbf", "euclidean"}, Dot: {"dot", "edp"}}}
+
 // String returns "l2" or "dot".
-func (s Similarity) String() string {
-	switch s {
-	case L2:
-		return "l2"
-	case Dot:
-		return "dot"
-	}
-	return fmt.Sprintf("Similarity(%d)", int(s))
-}
+func (s Similarity) String() string { return simNames.name(s, "Similarity") }
 
 // ParseSimilarity returns the similarity named s: l2 or dot.
-func ParseSimilarity(s string) (Similarity, error) {
-	switch strings.ToLower(s) {
-	case "l2", "rbf", "euclidean":
-		return L2, nil
-	case "dot", "edp":
-		return Dot, nil
-	}
-	return 0, fmt.Errorf("unknown similarity %q: want l2 or dot", s)
-}
+func ParseSimilarity(s string) (Similarity, error) { return simNames.parse(s) }
 
 // Precision is the floating-point type a model computes in. Inputs,
 // outputs and the stored T are float64 whatever the precision.
@@ -83,27 +57,42 @@ const (
 	Float32
 )
 
+var precNames = enumNames[Precision]{"precision", "float32 or float64",
+	[][]string{Float64: {"float64", "f64", "double"}, Float32: {"float32", "f32", "single"}}}
+
 // String returns "float64" or "float32".
-func (p Precision) String() string {
-	switch p {
-	case Float64:
-		return "float64"
-	case Float32:
-		return "float32"
-	}
-	return fmt.Sprintf("Precision(%d)", int(p))
-}
+func (p Precision) String() string { return precNames.name(p, "Precision") }
 
 // ParsePrecision returns the precision named s: float64 (f64) or float32
 // (f32).
-func ParsePrecision(s string) (Precision, error) {
-	switch strings.ToLower(s) {
-	case "float64", "f64", "double":
-		return Float64, nil
-	case "float32", "f32", "single":
-		return Float32, nil
+func ParsePrecision(s string) (Precision, error) { return precNames.parse(s) }
+
+// enumNames is the table of an enumeration's names: names[v] lists the
+// name of value v, then its aliases; want lists the names for messages.
+type enumNames[T ~int] struct {
+	what, want string
+	names      [][]string
+}
+
+// name returns the name of v, or typ(v) for a value without one.
+func (e enumNames[T]) name(v T, typ string) string {
+	if v > 0 && int(v) < len(e.names) && len(e.names[v]) > 0 {
+		return e.names[v][0]
 	}
-	return 0, fmt.Errorf("unknown precision %q: want float32 or float64", s)
+	return fmt.Sprintf("%s(%d)", typ, int(v))
+}
+
+// parse returns the value named s, or one of its aliases (case does not
+// matter).
+func (e enumNames[T]) parse(s string) (T, error) {
+	for v, names := range e.names {
+		for _, n := range names {
+			if strings.EqualFold(s, n) {
+				return T(v), nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("unknown %s %q: want %s", e.what, s, e.want)
 }
 
 // Config describes a memory. Zero fields take the defaults given in their

@@ -130,8 +130,7 @@ func TestEnergyMatchesNaive(t *testing.T) {
 // clip is active (asserted).
 func TestGradientFiniteDifferences(t *testing.T) {
 	const d, k, b = 8, 6, 4
-	xi := grayPatterns(11, k, d)
-	x := flip(12, xi[:b*d], d, 0.25)
+	xi, x := grayQueries(11, k, b, d, 0.25)
 	var worst float64
 	defer func() { t.Logf("largest relative gradient error: %.3g", worst) }()
 	check := func(name string, m Model) {

@@ -33,6 +33,14 @@ func grayPatterns(seed uint64, n, d int) []float64 {
 
 // flip returns a copy of x (n×d) with a fraction of the coordinates of each
 // row flipped between 0 and 1/√D.
+// grayQueries returns k gray patterns of dimension d drawn from seed, and
+// n queries: the first n of them with a fraction frac of their coordinates
+// redrawn (from seed+1).
+func grayQueries(seed uint64, k, n, d int, frac float64) (xi, x []float64) {
+	xi = grayPatterns(seed, k, d)
+	return xi, flip(seed+1, xi[:n*d], d, frac)
+}
+
 func flip(seed uint64, x []float64, d int, frac float64) []float64 {
 	s := rng.New(seed, 3000)
 	y := append([]float64(nil), x...)

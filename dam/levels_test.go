@@ -18,8 +18,7 @@ import (
 // Y and B are not multiples of any panel or tile size.
 func TestLevelsAgree(t *testing.T) {
 	const d, k, b = 37, 29, 19
-	xi := grayPatterns(301, k, d)
-	x := flip(302, xi[:b*d], d, 0.3)
+	xi, x := grayQueries(301, k, b, d, 0.3)
 	defer cpuid.Set(cpuid.Current())
 	var models []Model
 	for _, sim := range []Similarity{L2, Dot} {
@@ -66,8 +65,7 @@ func TestLevelsAgree(t *testing.T) {
 // magnitude and fail on any real error (a wrong term changes E by ≥ 1e-3).
 func TestFloat32(t *testing.T) {
 	const d, k, b = 200, 20, 17
-	xi := grayPatterns(311, k, d)
-	x := flip(312, xi[:b*d], d, 0.2)
+	xi, x := grayQueries(311, k, b, d, 0.2)
 	defer cpuid.Set(cpuid.Current())
 	for _, lv := range cpuid.Supported() {
 		cpuid.Set(lv)
@@ -105,8 +103,7 @@ func TestAllocsLarge(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	const d, k, b = 100, 30, 40
-	xi := grayPatterns(321, k, d)
-	x := flip(322, xi[:k*d], d, 0.2)
+	xi, x := grayQueries(321, k, k, d, 0.2)
 	x = append(x, x[:(b-k)*d]...)
 	for _, prec := range []Precision{Float32, Float64} {
 		models := []Model{mustMrDAM(t, Config{D: d, Beta: 10, Precision: prec}, xi)}
@@ -142,8 +139,7 @@ func ExampleConfig_precision() {
 // -race to check the claim.
 func TestConcurrentEnergyGrad(t *testing.T) {
 	const d, k, b = 24, 10, 9
-	xi := grayPatterns(331, k, d)
-	x := flip(332, xi[:b*d], d, 0.2)
+	xi, x := grayQueries(331, k, b, d, 0.2)
 	for _, m := range []Model{
 		mustMrDAM(t, Config{D: d, Beta: 10}, xi),
 		mustDrDAM(t, Config{D: d, Beta: 10, Y: 3000, Seed: 1, Precision: Float32}, xi),

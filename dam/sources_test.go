@@ -18,8 +18,7 @@ import (
 // order, 1e-11 relative. D = 37 pads to N = 64; Y = 300 cuts the last block.
 func TestSORFMatchesNaive(t *testing.T) {
 	const d, k, b = 37, 7, 5
-	xi := grayPatterns(401, k, d)
-	x := flip(402, xi[:b*d], d, 0.3)
+	xi, x := grayQueries(401, k, b, d, 0.3)
 	defer cpuid.Set(cpuid.Current())
 	for _, lv := range cpuid.Supported() {
 		cpuid.Set(lv)
@@ -72,8 +71,7 @@ func TestOnDemandEqualsStored(t *testing.T) {
 		t.Skip("generates 2·10⁷ Gaussians twice")
 	}
 	const d, k, b = 130, 9, 6
-	xi := grayPatterns(421, k, d)
-	x := flip(422, xi[:b*d], d, 0.2)
+	xi, x := grayQueries(421, k, b, d, 0.2)
 	for _, kind := range []features.ProjectionKind{features.Gaussian} {
 		c := Config{D: d, Beta: 15, Y: 80000, Projection: kind, Seed: 4}
 		stored := mustDrDAM(t, c, xi)
@@ -99,8 +97,7 @@ func TestSourcesAllocs(t *testing.T) {
 		t.Skip("the race detector allocates")
 	}
 	const d, k, b = 50, 10, 8
-	xi := grayPatterns(431, k, d)
-	x := flip(432, xi[:b*d], d, 0.2)
+	xi, x := grayQueries(431, k, b, d, 0.2)
 	for _, c := range []Config{
 		{D: d, Beta: 10, Y: 3000, Projection: features.Structured, Seed: 1, Precision: Float32},
 		{D: d, Beta: 10, Y: 3000, Projection: features.Structured, Basis: features.ExpExp, Seed: 1},
