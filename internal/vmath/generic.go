@@ -1,6 +1,9 @@
 package vmath
 
-import "math"
+import (
+	"math"
+	"unsafe"
+)
 
 // Portable implementations. The float32 kernels compute in float64 (a
 // scalar float64 operation costs the same as a float32 one) and round once
@@ -249,49 +252,26 @@ func expBlockMaxGo[T float32 | float64](m, h, lt, ltm []T, q int) {
 	}
 }
 
-func expBlockWeights32Go(sum, h, lt, ltm, m []float32, q int) {
+func expBlockWeightsGo[T float32 | float64](sum, h, lt, ltm, m []T, q int) {
 	sum, m = sum[:q], m[:q]
-	neg := float32(math.Inf(-1))
-	for r := range len(h) / q {
-		row := h[r*q : (r+1)*q]
-		p := lt[r]
-		if ltm == nil {
-			for l, v := range row {
-				var w float32
-				if a := v + p; a != neg {
-					w = exp32(a - m[l])
-				}
-				sum[l] += w
-				row[l] = w
-			}
-			continue
+	neg := T(math.Inf(-1))
+	// e is e^x in T's precision; is32 is a constant in each instantiation,
+	// so both branches compile to direct calls.
+	is32 := unsafe.Sizeof(neg) == 4
+	e := func(x T) T {
+		if is32 {
+			return T(exp32(float32(x)))
 		}
-		n := ltm[r]
-		for l, v := range row {
-			var wp, wm float32
-			if a := v + p; a != neg {
-				wp = exp32(a - m[l])
-			}
-			if a := n - v; a != neg {
-				wm = exp32(a - m[l])
-			}
-			sum[l] += wp + wm
-			row[l] = wp - wm
-		}
+		return T(exp64(float64(x)))
 	}
-}
-
-func expBlockWeights64Go(sum, h, lt, ltm, m []float64, q int) {
-	sum, m = sum[:q], m[:q]
-	neg := math.Inf(-1)
 	for r := range len(h) / q {
 		row := h[r*q : (r+1)*q]
 		p := lt[r]
 		if ltm == nil {
 			for l, v := range row {
-				var w float64
+				var w T
 				if a := v + p; a != neg {
-					w = exp64(a - m[l])
+					w = e(a - m[l])
 				}
 				sum[l] += w
 				row[l] = w
@@ -300,12 +280,12 @@ func expBlockWeights64Go(sum, h, lt, ltm, m []float64, q int) {
 		}
 		n := ltm[r]
 		for l, v := range row {
-			var wp, wm float64
+			var wp, wm T
 			if a := v + p; a != neg {
-				wp = exp64(a - m[l])
+				wp = e(a - m[l])
 			}
 			if a := n - v; a != neg {
-				wm = exp64(a - m[l])
+				wm = e(a - m[l])
 			}
 			sum[l] += wp + wm
 			row[l] = wp - wm

@@ -14,9 +14,9 @@ func expBlockMax32(m, h, lt, ltm []float32, q int) { expBlockMaxGo(m, h, lt, ltm
 func expBlockMax64(m, h, lt, ltm []float64, q int) { expBlockMaxGo(m, h, lt, ltm, q) }
 
 func expBlockWeights32(sum, h, lt, ltm, m []float32, q int) {
-	expBlockWeights32Go(sum, h, lt, ltm, m, q)
+	expBlockWeightsGo(sum, h, lt, ltm, m, q)
 }
 
 func expBlockWeights64(sum, h, lt, ltm, m []float64, q int) {
-	expBlockWeights64Go(sum, h, lt, ltm, m, q)
+	expBlockWeightsGo(sum, h, lt, ltm, m, q)
 }
