@@ -86,41 +86,36 @@ func BlockLen[T Float](queryPanels, p0, p1 int) int {
 // panels [p0, p1) of w and every query panel of x into h, of length
 // BlockLen(x.NP, p0, p1). w and x have the same padded width.
 func Forward[T Float](h []T, w, x *Panels[T], p0, p1 int) {
-	l := Lanes[T]()
-	if w.Cp != x.Cp || p0 < 0 || p1 > w.NP || p0 > p1 || len(h) != BlockLen[T](x.NP, p0, p1) {
-		panic(fmt.Sprintf("kern: Forward: W %d×%d (panels [%d, %d)), X %d×%d, h of %d values",
-			w.R, w.C, p0, p1, x.R, x.C, len(h)))
-	}
-	if p0 == p1 || x.NP == 0 {
-		return
-	}
-	n := (p1 - p0) * l
-	switch lv := cpuid.Current(); {
-	case lv >= cpuid.AVX2 && hasAsm:
-		forwardAsm(h, w, x, p0, p1, n, lv)
-	default:
-		forwardGo(h, w, x, p0, p1, n)
-	}
+	onBlock("Forward", "X", "h", w, x, h, p0, p1,
+		func(n int, lv cpuid.Level) { forwardAsm(h, w, x, p0, p1, n, lv) },
+		func(n int) { forwardGo(h, w, x, p0, p1, n) })
 }
 
 // BackwardAdd adds Σ_r W[p0·L + r][d]·G[qp][r][l] to Z[qp·L + l][d], for
 // the panels [p0, p1) of w and the block g of length BlockLen(z.NP, p0, p1)
 // in the layout of Forward's h. z and w have the same padded width.
 func BackwardAdd[T Float](z *Panels[T], w *Panels[T], g []T, p0, p1 int) {
-	l := Lanes[T]()
-	if w.Cp != z.Cp || p0 < 0 || p1 > w.NP || p0 > p1 || len(g) != BlockLen[T](z.NP, p0, p1) {
-		panic(fmt.Sprintf("kern: BackwardAdd: W %d×%d (panels [%d, %d)), Z %d×%d, g of %d values",
-			w.R, w.C, p0, p1, z.R, z.C, len(g)))
+	onBlock("BackwardAdd", "Z", "g", w, z, g, p0, p1,
+		func(n int, lv cpuid.Level) { backwardAsm(z, w, g, p0, p1, n, lv) },
+		func(n int) { backwardGo(z, w, g, p0, p1, n) })
+}
+
+// onBlock checks the panels [p0, p1) of w, the queries x (named xn) and
+// the block buf (named bn) of a product op, and runs it on n = (p1−p0)·L
+// rows: with asm on machines with AVX2 or better, else with portable.
+func onBlock[T Float](op, xn, bn string, w, x *Panels[T], buf []T, p0, p1 int, asm func(n int, lv cpuid.Level), portable func(n int)) {
+	if w.Cp != x.Cp || p0 < 0 || p1 > w.NP || p0 > p1 || len(buf) != BlockLen[T](x.NP, p0, p1) {
+		panic(fmt.Sprintf("kern: %s: W %d×%d (panels [%d, %d)), %s %d×%d, %s of %d values",
+			op, w.R, w.C, p0, p1, xn, x.R, x.C, bn, len(buf)))
 	}
-	if p0 == p1 || z.NP == 0 {
+	if p0 == p1 || x.NP == 0 {
 		return
 	}
-	n := (p1 - p0) * l
-	switch lv := cpuid.Current(); {
-	case lv >= cpuid.AVX2 && hasAsm:
-		backwardAsm(z, w, g, p0, p1, n, lv)
-	default:
-		backwardGo(z, w, g, p0, p1, n)
+	n := (p1 - p0) * Lanes[T]()
+	if lv := cpuid.Current(); lv >= cpuid.AVX2 && hasAsm {
+		asm(n, lv)
+	} else {
+		portable(n)
 	}
 }
 
