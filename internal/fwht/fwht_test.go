@@ -8,18 +8,8 @@ import (
 	"testing"
 
 	"github.com/drdam/drdam/internal/cpuid"
+	"github.com/drdam/drdam/internal/simdtest"
 )
-
-// forLevels runs f once per kernel level the machine supports.
-func forLevels(t *testing.T, f func(t *testing.T)) {
-	for _, lv := range cpuid.Supported() {
-		t.Run(lv.String(), func(t *testing.T) {
-			prev := cpuid.Set(lv)
-			defer cpuid.Set(prev)
-			f(t)
-		})
-	}
-}
 
 type float interface{ float32 | float64 }
 
@@ -152,7 +142,7 @@ var smallLengths = func() []int {
 func testDefinition[T float](t *testing.T) {
 	o := opsFor[T]()
 	u := unit[T]()
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		var w worst
 		var e2, y2 float64 // squared errors and outputs at the largest n
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -217,7 +207,7 @@ func TestDefinition64(t *testing.T) { testDefinition[float64](t) }
 // so that every level must give the definition's result exactly.
 func testExact[T float](t *testing.T) {
 	o := opsFor[T]()
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(3, 4))
 		for n := 1; n <= 1<<12; n *= 2 {
 			x := make([]T, n)
@@ -254,7 +244,7 @@ var bigLengths = func() []int {
 func testInvolution[T float](t *testing.T) {
 	o := opsFor[T]()
 	u := unit[T]()
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(5, 6))
 		var worstRel float64
 		for _, n := range bigLengths {
@@ -291,7 +281,7 @@ func TestInvolution64(t *testing.T) { testInvolution[float64](t) }
 // differ by at most twice that).
 func testSigns[T float](t *testing.T) {
 	o := opsFor[T]()
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		rng := rand.New(rand.NewPCG(7, 8))
 		for _, n := range bigLengths {
 			x := randVec[T](rng, n)
@@ -348,7 +338,7 @@ func TestLevelsAgree(t *testing.T) {
 			l1 += math.Abs(float64(v))
 		}
 		tol := 2 * gamma(log2(n), 0x1p-24) * l1
-		forLevels(t, func(t *testing.T) {
+		simdtest.ForLevels(t, func(t *testing.T) {
 			y := append([]float32(nil), x...)
 			Transform32(y)
 			for i := range y {
@@ -387,7 +377,7 @@ func TestPanics(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		for _, n := range []int{1, 4, 64, 1 << 10, 1 << 14} {
 			x32, s32 := make([]float32, n), make([]float32, n)
 			x64, s64 := make([]float64, n), make([]float64, n)

@@ -3,6 +3,7 @@
 package fwht
 
 import (
+	"github.com/drdam/drdam/internal/simdtest"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -42,7 +43,7 @@ func guarded[T float32 | float64](t *testing.T, n int, atEnd bool, fill func(i i
 // page, at either end, for every length up to 2^16. (Misaligned slices
 // are tested in testDefinition, with sentinels on both sides.)
 func TestPageGuard(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		for n := 1; n <= 1<<16; n *= 2 {
 			for _, atEnd := range []bool{false, true} {
 				f32 := func(i int) float32 { return float32(i%7) - 3 }

@@ -27,48 +27,36 @@ func init() {
 // benchOpenBLAS times H = X·Wᵀ (sgemm/dgemm NT with W row-major Y×D) and
 // Z = G·W (NN), the same products as the drdam rows.
 func benchOpenBLAS[T Float](b *testing.B, name string, nb, d, y int, flops float64) {
-	var t T
-	if _, ok := any(t).(float32); ok {
-		w, x, h, z := make([]float32, y*d), make([]float32, nb*d), make([]float32, nb*y), make([]float32, nb*d)
-		fill(w, 1)
-		fill(x, 2)
-		fill(h, 3)
-		W := blas32.General{Rows: y, Cols: d, Stride: d, Data: w}
-		X := blas32.General{Rows: nb, Cols: d, Stride: d, Data: x}
-		H := blas32.General{Rows: nb, Cols: y, Stride: y, Data: h}
-		Z := blas32.General{Rows: nb, Cols: d, Stride: d, Data: z}
-		b.Run(name+"/fwd/openblas", func(b *testing.B) {
-			for b.Loop() {
-				blas32.Gemm(blas.NoTrans, blas.Trans, 1, X, W, 0, H)
-			}
-			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
-		b.Run(name+"/bwd/openblas", func(b *testing.B) {
-			for b.Loop() {
-				blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, Z)
-			}
-			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-		})
-		return
-	}
-	w, x, h, z := make([]float64, y*d), make([]float64, nb*d), make([]float64, nb*y), make([]float64, nb*d)
+	w, x, h, z := make([]T, y*d), make([]T, nb*d), make([]T, nb*y), make([]T, nb*d)
 	fill(w, 1)
 	fill(x, 2)
 	fill(h, 3)
-	W := blas64.General{Rows: y, Cols: d, Stride: d, Data: w}
-	X := blas64.General{Rows: nb, Cols: d, Stride: d, Data: x}
-	H := blas64.General{Rows: nb, Cols: y, Stride: y, Data: h}
-	Z := blas64.General{Rows: nb, Cols: d, Stride: d, Data: z}
-	b.Run(name+"/fwd/openblas", func(b *testing.B) {
-		for b.Loop() {
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, X, W, 0, H)
+	var fwd, bwd func()
+	switch any(w).(type) {
+	case []float32:
+		g := func(r, c int, v []T) blas32.General {
+			return blas32.General{Rows: r, Cols: c, Stride: c, Data: any(v).([]float32)}
 		}
-		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	})
-	b.Run(name+"/bwd/openblas", func(b *testing.B) {
-		for b.Loop() {
-			blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, Z)
+		W, X, H, Z := g(y, d, w), g(nb, d, x), g(nb, y, h), g(nb, d, z)
+		fwd = func() { blas32.Gemm(blas.NoTrans, blas.Trans, 1, X, W, 0, H) }
+		bwd = func() { blas32.Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, Z) }
+	default:
+		g := func(r, c int, v []T) blas64.General {
+			return blas64.General{Rows: r, Cols: c, Stride: c, Data: any(v).([]float64)}
 		}
-		b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
-	})
+		W, X, H, Z := g(y, d, w), g(nb, d, x), g(nb, y, h), g(nb, d, z)
+		fwd = func() { blas64.Gemm(blas.NoTrans, blas.Trans, 1, X, W, 0, H) }
+		bwd = func() { blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, H, W, 0, Z) }
+	}
+	for _, r := range []struct {
+		dir string
+		f   func()
+	}{{"fwd", fwd}, {"bwd", bwd}} {
+		b.Run(name+"/"+r.dir+"/openblas", func(b *testing.B) {
+			for b.Loop() {
+				r.f()
+			}
+			b.ReportMetric(flops*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
 }

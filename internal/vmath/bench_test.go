@@ -114,44 +114,36 @@ func BenchmarkExpBlockMax64(b *testing.B) {
 	})
 }
 
-func BenchmarkExpBlockWeights32(b *testing.B) {
+func BenchmarkExpBlockWeights32(b *testing.B) { benchExpBlockWeights(b, ExpBlockWeights32) }
+func BenchmarkExpBlockWeights64(b *testing.B) { benchExpBlockWeights(b, ExpBlockWeights64) }
+
+// benchExpBlockWeights times f for the Exp and ExpExp bases (without and
+// with the second half's log-weights).
+func benchExpBlockWeights[T float32 | float64](b *testing.B, f func(sum, h, lt, ltm, m []T, q int)) {
 	for _, expexp := range []bool{false, true} {
 		b.Run(map[bool]string{false: "Exp", true: "ExpExp"}[expexp], func(b *testing.B) {
 			benchLevels(b, func(n int) func() {
-				h, _ := benchData(n/benchQ*benchQ, -10, 10)
-				lt, _ := benchData(n/benchQ, -10, 0)
-				var ltm []float32
+				h := pick[T](benchData(n/benchQ*benchQ, -10, 10))
+				lt := pick[T](benchData(n/benchQ, -10, 0))
+				var ltm []T
 				if expexp {
 					ltm = lt
 				}
-				m := make([]float32, benchQ)
+				m := make([]T, benchQ)
 				for i := range m {
 					m[i] = 20
 				}
-				sum := make([]float32, benchQ)
-				return func() { ExpBlockWeights32(sum, h, lt, ltm, m, benchQ) }
+				sum := make([]T, benchQ)
+				return func() { f(sum, h, lt, ltm, m, benchQ) }
 			})
 		})
 	}
 }
 
-func BenchmarkExpBlockWeights64(b *testing.B) {
-	for _, expexp := range []bool{false, true} {
-		b.Run(map[bool]string{false: "Exp", true: "ExpExp"}[expexp], func(b *testing.B) {
-			benchLevels(b, func(n int) func() {
-				_, h := benchData(n/benchQ*benchQ, -10, 10)
-				_, lt := benchData(n/benchQ, -10, 0)
-				var ltm []float64
-				if expexp {
-					ltm = lt
-				}
-				m := make([]float64, benchQ)
-				for i := range m {
-					m[i] = 20
-				}
-				sum := make([]float64, benchQ)
-				return func() { ExpBlockWeights64(sum, h, lt, ltm, m, benchQ) }
-			})
-		})
+// pick returns the one of benchData's slices that is of type []T.
+func pick[T float32 | float64](x32 []float32, x64 []float64) []T {
+	if v, ok := any(x32).([]T); ok {
+		return v
 	}
+	return any(x64).([]T)
 }

@@ -3,6 +3,7 @@
 package vmath
 
 import (
+	"github.com/drdam/drdam/internal/simdtest"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -32,7 +33,7 @@ func pageEnd[T float32 | float64](t *testing.T, n int, fill T) []T {
 // TestPageEnd runs every kernel on slices that end at an inaccessible
 // page: a load or store past the end would crash the test.
 func TestPageEnd(t *testing.T) {
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		for _, n := range lengths {
 			SinCos32(pageEnd(t, n, float32(0)), pageEnd(t, n, float32(0)), pageEnd(t, n, float32(1.5)))
 			SinCos64(pageEnd(t, n, 0.0), pageEnd(t, n, 0.0), pageEnd(t, n, 1.5))

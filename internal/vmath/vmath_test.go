@@ -6,19 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/drdam/drdam/internal/cpuid"
+	"github.com/drdam/drdam/internal/simdtest"
 )
-
-// forLevels runs f once per kernel level the machine supports.
-func forLevels(t *testing.T, f func(t *testing.T)) {
-	for _, lv := range cpuid.Supported() {
-		t.Run(lv.String(), func(t *testing.T) {
-			prev := cpuid.Set(lv)
-			defer cpuid.Set(prev)
-			f(t)
-		})
-	}
-}
 
 var lengths = []int{0, 1, 7, 15, 16, 17, 31, 33, 1000, 1001}
 
@@ -302,146 +291,103 @@ func (e *errStats) add(inRange bool, x, err float64) {
 	}
 }
 
+// TestSinCos32: an absolute error of at most 2e-7 everywhere (float32's
+// half-ulp at 1 is 6e-8).
 func TestSinCos32(t *testing.T) {
-	xs := sinInputs32()
-	forLevels(t, func(t *testing.T) {
-		var st errStats
-		check := func(x, s, c []float32) {
-			t.Helper()
-			for i := range x {
-				err := sinCosErr32(x[i], s[i], c[i])
-				ax := math.Abs(float64(x[i]))
-				st.add(ax <= 1e4, float64(x[i]), err)
-				if err > 2e-7 {
-					t.Fatalf("SinCos32(%g) = %g, %g: error %g", x[i], s[i], c[i], err)
-				}
-			}
+	testSinCos(t, sinInputs32(), SinCos32, func(t *testing.T, st *errStats, x, s, c float32) {
+		err := sinCosErr32(x, s, c)
+		st.add(math.Abs(float64(x)) <= 1e4, float64(x), err)
+		if err > 2e-7 {
+			t.Fatalf("SinCos32(%g) = %g, %g: error %g", x, s, c, err)
 		}
-		s, c := make([]float32, len(xs)), make([]float32, len(xs))
-		SinCos32(s, c, xs)
-		check(xs, s, c)
-		for _, n := range lengths {
-			for _, off := range []int{0, 5, 3 * len(xs) / 4} {
-				x := xs[off : off+n]
-				s, okS := guarded[float32](t, n)
-				c, okC := guarded[float32](t, n)
-				SinCos32(s, c, x)
-				okS()
-				okC()
-				check(x, s, c)
-				// in place, both ways
-				y := append([]float32(nil), x...)
-				SinCos32(y, c, y)
-				check(x, y, c)
-				copy(y, x)
-				SinCos32(s, y, y)
-				check(x, s, y)
-			}
-		}
-		t.Logf("max abs error %.3g (x = %g) for |x| <= 1e4, %.3g (x = %g) beyond", st.in, st.inX, st.out, st.outX)
-	})
+	}, "max abs error %.3g (x = %g) for |x| <= 1e4, %.3g (x = %g) beyond")
 }
 
+// TestSinCos64: at most 2 ulp of math.Sincos for |x| ≤ 2^29, and exactly
+// math.Sincos beyond (the kernel hands those lanes to it).
 func TestSinCos64(t *testing.T) {
-	xs := sinInputs64()
-	forLevels(t, func(t *testing.T) {
+	testSinCos(t, sinInputs64(), SinCos64, func(t *testing.T, st *errStats, x, s, c float64) {
+		err := sinCosErr64(x, s, c)
+		ax := math.Abs(x)
+		st.add(ax <= 0x1p29, x, err)
+		if ax <= 0x1p29 && err > 2 || ax > 0x1p29 && err != 0 {
+			ws, wc := math.Sincos(x)
+			t.Fatalf("SinCos64(%g) = %g, %g, want %g, %g: error %g ulp", x, s, c, ws, wc, err)
+		}
+	}, "max error %.3g ulp of math.Sincos (x = %g) for |x| <= 2^29, %.3g (x = %g) beyond")
+}
+
+// testSinCos runs sincos at every level on xs, and on slices of every
+// length at several offsets into guarded outputs and in place (the sine,
+// then the cosine, written over the input), checking each value with
+// check and logging the largest errors with the format report.
+func testSinCos[T float32 | float64](t *testing.T, xs []T, sincos func(s, c, x []T), check func(t *testing.T, st *errStats, x, s, c T), report string) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		var st errStats
-		check := func(x, s, c []float64) {
+		checkAll := func(x, s, c []T) {
 			t.Helper()
 			for i := range x {
-				err := sinCosErr64(x[i], s[i], c[i])
-				ax := math.Abs(x[i])
-				st.add(ax <= 0x1p29, x[i], err)
-				if ax <= 0x1p29 && err > 2 || ax > 0x1p29 && err != 0 {
-					ws, wc := math.Sincos(x[i])
-					t.Fatalf("SinCos64(%g) = %g, %g, want %g, %g: error %g ulp", x[i], s[i], c[i], ws, wc, err)
-				}
+				check(t, &st, x[i], s[i], c[i])
 			}
 		}
-		s, c := make([]float64, len(xs)), make([]float64, len(xs))
-		SinCos64(s, c, xs)
-		check(xs, s, c)
+		s, c := make([]T, len(xs)), make([]T, len(xs))
+		sincos(s, c, xs)
+		checkAll(xs, s, c)
 		for _, n := range lengths {
 			for _, off := range []int{0, 5, 3 * len(xs) / 4} {
 				x := xs[off : off+n]
-				s, okS := guarded[float64](t, n)
-				c, okC := guarded[float64](t, n)
-				SinCos64(s, c, x)
+				s, okS := guarded[T](t, n)
+				c, okC := guarded[T](t, n)
+				sincos(s, c, x)
 				okS()
 				okC()
-				check(x, s, c)
-				y := append([]float64(nil), x...)
-				SinCos64(y, c, y)
-				check(x, y, c)
+				checkAll(x, s, c)
+				y := append([]T(nil), x...)
+				sincos(y, c, y)
+				checkAll(x, y, c)
+				copy(y, x)
+				sincos(s, y, y)
+				checkAll(x, s, y)
 			}
 		}
-		t.Logf("max error %.3g ulp of math.Sincos (x = %g) for |x| <= 2^29, %.3g beyond", st.in, st.inX, st.out)
+		t.Logf(report, st.in, st.inX, st.out, st.outX)
 	})
 }
 
-func TestExp32(t *testing.T) {
-	xs := expInputs32()
-	forLevels(t, func(t *testing.T) {
+func TestExp32(t *testing.T) { testExp(t, expInputs32(), Exp32, expErr32, 0x1p-126) }
+func TestExp64(t *testing.T) { testExp(t, expInputs64(), Exp64, expErr64, 0x1p-1022) }
+
+// testExp checks exp (Exp32 or Exp64) on the inputs xs at every level: at
+// most 2 ulp (errf) where e^x is normal (at least tiny), 1 subnormal unit
+// below; over the whole set, and over slices of every length at several
+// offsets, into guarded output and in place.
+func testExp[T float32 | float64](t *testing.T, xs []T, exp func(dst, x []T), errf func(x, y T) float64, tiny float64) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		var st errStats
-		check := func(x, y []float32) {
+		check := func(x, y []T) {
 			t.Helper()
 			for i := range x {
-				err := expErr32(x[i], y[i])
+				err := errf(x[i], y[i])
 				ref, _ := refExp(float64(x[i]))
-				normal := ref >= 0x1p-126
+				normal := ref >= tiny
 				st.add(normal, float64(x[i]), err)
 				if normal && err > 2 || !normal && err > 1 {
-					t.Fatalf("Exp32(%g) = %g, want %g: error %g", x[i], y[i], ref, err)
+					t.Fatalf("Exp(%g) = %g, want %g: error %g", x[i], y[i], ref, err)
 				}
 			}
 		}
-		y := make([]float32, len(xs))
-		Exp32(y, xs)
+		y := make([]T, len(xs))
+		exp(y, xs)
 		check(xs, y)
 		for _, n := range lengths {
 			for _, off := range []int{0, 5, 3 * len(xs) / 4} {
 				x := xs[off : off+n]
-				y, ok := guarded[float32](t, n)
-				Exp32(y, x)
+				y, ok := guarded[T](t, n)
+				exp(y, x)
 				ok()
 				check(x, y)
 				y = append(y[:0:0], x...)
-				Exp32(y, y)
-				check(x, y)
-			}
-		}
-		t.Logf("max error %.3g ulp (x = %g) for normal results, %.3g subnormal units (x = %g) below", st.in, st.inX, st.out, st.outX)
-	})
-}
-
-func TestExp64(t *testing.T) {
-	xs := expInputs64()
-	forLevels(t, func(t *testing.T) {
-		var st errStats
-		check := func(x, y []float64) {
-			t.Helper()
-			for i := range x {
-				err := expErr64(x[i], y[i])
-				ref, _ := refExp(x[i])
-				normal := ref >= 0x1p-1022
-				st.add(normal, x[i], err)
-				if normal && err > 2 || !normal && err > 1 {
-					t.Fatalf("Exp64(%g) = %g, want %g: error %g", x[i], y[i], ref, err)
-				}
-			}
-		}
-		y := make([]float64, len(xs))
-		Exp64(y, xs)
-		check(xs, y)
-		for _, n := range lengths {
-			for _, off := range []int{0, 5, 3 * len(xs) / 4} {
-				x := xs[off : off+n]
-				y, ok := guarded[float64](t, n)
-				Exp64(y, x)
-				ok()
-				check(x, y)
-				y = append(y[:0:0], x...)
-				Exp64(y, y)
+				exp(y, y)
 				check(x, y)
 			}
 		}
@@ -551,25 +497,30 @@ func trigRef(tc, ts, acc []float64, n, q int, v, dv func(r, l int) float64) (hre
 	return
 }
 
+// trigInputs returns random inputs of TrigBlock for n rows of q lanes:
+// phases h, shifts (nil without bias), the factors tc and ts (nil without
+// ts) and the accumulator.
+func trigInputs(rng *rand.Rand, n, q int, withBias, withTs bool) (h, bias, tc, ts, acc []float64) {
+	h = make([]float64, n*q)
+	phases(rng, h)
+	if withBias {
+		bias = uniform(rng, n, -math.Pi, math.Pi)
+	}
+	if withTs {
+		ts = uniform(rng, n, -1, 1)
+	}
+	return h, bias, uniform(rng, n, -1, 1), ts, uniform(rng, q, -10, 10)
+}
+
 func TestTrigBlock32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 32))
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		var maxRatio, maxH, maxAcc float64
 		for _, bc := range blockCases32 {
 			for _, withBias := range []bool{false, true} {
 				for _, withTs := range []bool{false, true} {
 					n, q := bc.n, bc.q
-					h64 := make([]float64, n*q)
-					phases(rng, h64)
-					var bias64, ts64 []float64
-					if withBias {
-						bias64 = uniform(rng, n, -math.Pi, math.Pi)
-					}
-					if withTs {
-						ts64 = uniform(rng, n, -1, 1)
-					}
-					tc64 := uniform(rng, n, -1, 1)
-					acc64 := uniform(rng, q, -10, 10)
+					h64, bias64, tc64, ts64, acc64 := trigInputs(rng, n, q, withBias, withTs)
 					h, bias, tc, ts, acc := to32(h64), to32(bias64), to32(tc64), to32(ts64), to32(acc64)
 					h64, bias64, tc64, ts64, acc64 = to64(h), to64(bias), to64(tc), to64(ts), to64(acc)
 					v := func(r, l int) float64 {
@@ -627,23 +578,13 @@ func TestTrigBlock32(t *testing.T) {
 
 func TestTrigBlock64(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 64))
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		var maxRel float64
 		for _, bc := range blockCases64 {
 			for _, withBias := range []bool{false, true} {
 				for _, withTs := range []bool{false, true} {
 					n, q := bc.n, bc.q
-					h := make([]float64, n*q)
-					phases(rng, h)
-					var bias, ts []float64
-					if withBias {
-						bias = uniform(rng, n, -math.Pi, math.Pi)
-					}
-					if withTs {
-						ts = uniform(rng, n, -1, 1)
-					}
-					tc := uniform(rng, n, -1, 1)
-					acc := uniform(rng, q, -10, 10)
+					h, bias, tc, ts, acc := trigInputs(rng, n, q, withBias, withTs)
 					v := func(r, l int) float64 {
 						if bias != nil {
 							return h[r*q+l] + bias[r]
@@ -700,7 +641,7 @@ func scores(rng *rand.Rand, n, q int, expexp bool) (h, lt, ltm, m []float64) {
 
 func TestExpBlockMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 0))
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		for _, bc := range append(blockCases32, blockCases64...) {
 			for _, expexp := range []bool{false, true} {
 				n, q := bc.n, bc.q
@@ -788,7 +729,7 @@ func weightsRef(sum, h, lt, ltm, m []float64, q int, rel func(r, l int, minus bo
 
 func TestExpBlockWeights32(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 32))
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		var maxRatio, maxRelW, maxUlpW float64
 		for _, bc := range blockCases32 {
 			for _, expexp := range []bool{false, true} {
@@ -861,7 +802,7 @@ func TestExpBlockWeights32(t *testing.T) {
 
 func TestExpBlockWeights64(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 64))
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		var maxRel float64
 		for _, bc := range blockCases64 {
 			for _, expexp := range []bool{false, true} {
@@ -908,7 +849,7 @@ func TestNoAlloc(t *testing.T) {
 	h32, r32, l32 := make([]float32, n*q), make([]float32, n), make([]float32, q)
 	h64, r64, l64 := make([]float64, n*q), make([]float64, n), make([]float64, q)
 	x32[3], x64[3] = 1e30, 1e30 // a fallback lane
-	forLevels(t, func(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
 		for name, f := range map[string]func(){
 			"SinCos32":          func() { SinCos32(y32, z32, x32) },
 			"SinCos64":          func() { SinCos64(y64, z64, x64) },

@@ -243,3 +243,14 @@ func (g *gen) and(d, a, b string) {
 		g.ins("VAND"+g.ps(), d, a, b)
 	}
 }
+
+// ret returns from a kernel: it stores reg as the result at ret+off(FP)
+// (unless reg is ""), clears the upper halves of the vector registers and
+// returns.
+func (g *gen) ret(reg string, off int) {
+	if reg != "" {
+		g.p("MOVQ %s, ret+%d(FP)", reg, off)
+	}
+	g.p("VZEROUPPER")
+	g.p("RET")
+}

@@ -85,13 +85,9 @@ func (g *gen) genSinCos() {
 				g.store(g.mem("R10"), g.t(c), masked)
 			})
 			g.label("done")
-			g.p("MOVQ R9, ret+40(FP)")
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("R9", 40)
 			g.label("big")
-			g.p("MOVQ AX, ret+40(FP)")
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("AX", 40)
 		})
 }
 
@@ -111,8 +107,7 @@ func (g *gen) genExp() {
 				g.store(g.mem("R8"), g.t(y), masked)
 			})
 			g.label("done")
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("", 0)
 		})
 }
 
@@ -182,13 +177,9 @@ func (g *gen) genTrigBlock() {
 				g.op3("VFNMADD231", g.t(9), g.t(s), g.t(tc))
 				g.store(g.mem("R8"), g.t(9), false)
 			})
-			g.p("MOVQ AX, ret+72(FP)")
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("AX", 72)
 			g.label("big")
-			g.p("MOVQ AX, ret+72(FP)")
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("AX", 72)
 		})
 }
 
@@ -215,8 +206,7 @@ func (g *gen) genExpBlockMax() {
 				g.op3("VMAX", g.t(1), g.t(0), g.t(1))
 				g.store(g.lmem("SI"), g.t(1), false)
 			})
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("", 0)
 			g.label("expexp")
 			g.rows("2", func() {
 				g.bcastMem(g.t(lt), g.rmem("R10"))
@@ -230,8 +220,7 @@ func (g *gen) genExpBlockMax() {
 				g.op3("VMAX", g.t(1), g.t(3), g.t(1))
 				g.store(g.lmem("SI"), g.t(1), false)
 			})
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("", 0)
 		})
 }
 
@@ -259,8 +248,7 @@ func (g *gen) genExpBlockWeights() {
 				g.store(g.lmem("SI"), g.t(6), false)
 				g.store(g.mem("R8"), g.t(w), false)
 			})
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("", 0)
 			g.label("expexp")
 			g.rows("2", func() {
 				g.bcastMem(g.t(lt), g.rmem("R10"))
@@ -280,7 +268,6 @@ func (g *gen) genExpBlockWeights() {
 				g.op3("VSUB", g.t(wp), g.t(wp), g.t(wm))
 				g.store(g.mem("R8"), g.t(wp), false)
 			})
-			g.p("VZEROUPPER")
-			g.p("RET")
+			g.ret("", 0)
 		})
 }
