@@ -1,7 +1,8 @@
 // Package plots draws paper-style multi-panel figures with gonum.org/v1/plot
 // and saves them as PNG, SVG or PDF (the PDF holds a 300 dpi image, since
 // gonum's PDF backend cannot set β or translucent fills; SVG is the vector
-// format).
+// format), and grids of images (ImageGrid: completions beside their queries
+// and originals, with titles and labels) as PNG.
 //
 // A Figure is a grid of Panels laid out row-major, for example rows for the
 // query sets "at", "near" and "far" and columns for the dimension D, as in
