@@ -39,7 +39,11 @@ type BinaryGrid struct {
 	// have the projection ControlProjection: the ratio of its errors to
 	// the first Gaussian sample's shows how far two samples of the same
 	// kind differ by chance alone, the yardstick for comparing kinds.
-	Control   bool
+	Control bool
+	// Bound adds (energy-error with SinCos features only) the rows of the
+	// bound of Corollary 1: C₁ measured on each sample's first projection
+	// (MetricC1) and the bound at every query set (MetricBound).
+	Bound     bool
 	Precision dam.Precision // of DrDAM; MrDAM is always float64
 }
 
@@ -232,9 +236,9 @@ func (g *BinaryGrid) pendingBetas(d, k, y int, a arm, done func(Key) bool) []Key
 // with one Y and several K, Fig. 5): for every (D, K, Y, β) and projection
 // sample, the errors |E − Ê| and ‖∇E − ∇Ê‖₂ of DrDAM against MrDAM at the
 // at, near and far queries, and at the random guess (MrDAM at the stored
-// patterns against DrDAM at fresh random queries, §4.1); for SinCos
-// features, also the bound of Corollary 1 with C₁ measured (MetricBound,
-// MetricC1). Configurations for which done returns true are left out; done
+// patterns against DrDAM at fresh random queries, §4.1); with Bound and
+// SinCos features, also the bound of Corollary 1 with C₁ measured
+// (MetricBound, MetricC1). Configurations for which done returns true are left out; done
 // may be nil. Each task generates its projection once per seed and shares
 // it across β (dam.DrDAM.WithBeta).
 func EnergyPlan(g BinaryGrid, rates Rates, done func(Key) bool) (*Plan, error) {
@@ -359,7 +363,7 @@ func energyTask(g *BinaryGrid, a arm, bd *binaryData, keys []Key, ns int, part f
 	// C₁ of the bound of Corollary 1, measured on the first seed's
 	// projection (SinCos only: its kernel estimate is a sum of cosines).
 	var c1 []float64
-	if g.Basis == features.SinCos {
+	if g.Bound && g.Basis == features.SinCos {
 		proj, err := features.NewProjection(a.kind, a.seed, keys[0].Y, d)
 		if err != nil {
 			return nil, err

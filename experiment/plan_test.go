@@ -35,7 +35,7 @@ func runPlan(t *testing.T, p *Plan, err error) []Row {
 // it where the effect is large.
 func TestEnergyPlanProjections(t *testing.T) {
 	g := BinaryGrid{Ds: []int{16}, Ks: []int{40}, Betas: []float64{10}, Ys: []int{64, 4096},
-		Projections: []features.ProjectionKind{features.Gaussian, features.Structured}, Control: true, Flip: 0.1, Seed: 3}
+		Projections: []features.ProjectionKind{features.Gaussian, features.Structured}, Control: true, Flip: 0.1, Seed: 3, Bound: true}
 	p, err := EnergyPlan(g, DefaultRates, nil)
 	rows := runPlan(t, p, err)
 	// 3 samples × 2 Y × (4 sets × 2 metrics + C₁ + 3 bounds).
@@ -84,7 +84,11 @@ func TestEnergyPlanSeeds(t *testing.T) {
 	g := BinaryGrid{Ds: []int{16}, Ks: []int{20}, Betas: []float64{5}, Ys: []int{256},
 		Projections: []features.ProjectionKind{features.Structured}, Flip: 0.1, Seed: 7, Seeds: 3}
 	p, err := EnergyPlan(g, DefaultRates, nil)
-	rows := Select(runPlan(t, p, err), func(r Row) bool { return r.Metric == MetricEnergy || r.Metric == MetricGradient })
+	all := runPlan(t, p, err)
+	if len(Select(all, func(r Row) bool { return r.Metric == MetricBound || r.Metric == MetricC1 })) != 0 {
+		t.Error("bound rows without Bound")
+	}
+	rows := Select(all, func(r Row) bool { return r.Metric == MetricEnergy || r.Metric == MetricGradient })
 	for _, r := range rows {
 		if r.Count != 3*20 || !(r.SE > 0) || !(r.Median > 0) || r.Median > 10*r.Mean {
 			t.Errorf("%s %s: count %d, s.e. %v, median %v (mean %v)", r.Queries, r.Metric, r.Count, r.SE, r.Median, r.Mean)
@@ -150,7 +154,7 @@ func TestRetrievalPlan(t *testing.T) {
 }
 
 func TestResume(t *testing.T) {
-	g := BinaryGrid{Ds: []int{16}, Ks: []int{10}, Betas: []float64{5, 10}, Ys: []int{100, 200}, Flip: 0.1}
+	g := BinaryGrid{Ds: []int{16}, Ks: []int{10}, Betas: []float64{5, 10}, Ys: []int{100, 200}, Flip: 0.1, Bound: true}
 	p, err := EnergyPlan(g, DefaultRates, nil)
 	rows := runPlan(t, p, err)
 	path := filepath.Join(t.TempDir(), "points.csv")

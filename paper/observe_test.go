@@ -59,7 +59,7 @@ func requireVerdict(t *testing.T, f Finding, want string) {
 func TestObservationsEnergy(t *testing.T) { observationsEnergy(t, 7) }
 
 func observationsEnergy(t *testing.T, seed uint64) {
-	g := experiment.BinaryGrid{Ds: []int{32, 256}, Ks: []int{100}, Betas: []float64{10, 50}, Ys: []int{8000, 32000}, Flip: 0.1, Seed: seed}
+	g := experiment.BinaryGrid{Ds: []int{32, 256}, Ks: []int{100}, Betas: []float64{10, 50}, Ys: []int{8000, 32000}, Flip: 0.1, Seed: seed, Bound: true}
 	p, err := experiment.EnergyPlan(g, experiment.DefaultRates, nil)
 	rows := runPlan(t, p, err)
 	// Per configuration: 4 sets × 2 metrics, C₁, and 3 bounds.

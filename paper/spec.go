@@ -119,7 +119,7 @@ func (s Spec) precision() (dam.Precision, error) {
 
 // binaryGrid returns the grid of s for the experiments on binary patterns.
 func (s Spec) binaryGrid(prec dam.Precision) (experiment.BinaryGrid, error) {
-	g := experiment.BinaryGrid{Ds: s.D, Ks: s.K, Betas: s.Beta, Ys: s.Y, Flip: s.Flip, Seed: s.Seed, Seeds: s.Seeds, Precision: prec}
+	g := experiment.BinaryGrid{Ds: s.D, Ks: s.K, Betas: s.Beta, Ys: s.Y, Flip: s.Flip, Seed: s.Seed, Seeds: s.Seeds, Bound: true, Precision: prec}
 	var err error
 	if g.Basis, err = features.ParseBasis(s.Basis); err != nil {
 		return g, &SpecError{"--basis: " + err.Error()}
