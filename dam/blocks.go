@@ -35,11 +35,10 @@ type blocks[T kern.Float] interface {
 
 // scratch is per-group working memory of a block source.
 type scratch[T kern.Float] struct {
-	buf   []T             // SORF: one query's transform
-	rows  []float64       // on demand: generated rows
-	w     kern.Panels[T]  // on demand: the current block in panels
-	blk   int             // on demand: which block w holds, −1 for none
-	cache *kern.Panels[T] // on demand: a cached block used instead of w
+	buf  []T            // SORF: one query's transform
+	rows []float64      // on demand: generated rows
+	w    kern.Panels[T] // on demand: the current block in panels
+	blk  int            // on demand: which block w holds, −1 for none
 }
 
 // stored is a projection (or the patterns) stored in panels: blocks of
