@@ -303,7 +303,9 @@ func taskLabel(d, k, y int, a arm, arms int) string {
 }
 
 // sharedProjection makes DrDAMs at several β that share one projection:
-// the first is made by dam.NewDrDAM, the others by its WithBeta.
+// base, made by dam.NewDrDAM at the first β, holds the projection and is
+// never evaluated, so that it holds no workspace either; every DrDAM
+// handed out is made by its WithBeta.
 type sharedProjection struct {
 	cfg  dam.Config
 	base *dam.DrDAM
@@ -311,14 +313,16 @@ type sharedProjection struct {
 
 // at returns an empty DrDAM at beta on the shared projection.
 func (s *sharedProjection) at(beta float64) (*dam.DrDAM, error) {
-	if s.base != nil {
-		return s.base.WithBeta(beta)
+	if s.base == nil {
+		c := s.cfg
+		c.Beta = beta
+		base, err := dam.NewDrDAM(c)
+		if err != nil {
+			return nil, err
+		}
+		s.base = base
 	}
-	c := s.cfg
-	c.Beta = beta
-	dr, err := dam.NewDrDAM(c)
-	s.base = dr
-	return dr, err
+	return s.base.WithBeta(beta)
 }
 
 // storing returns a DrDAM at beta on the shared projection storing
