@@ -131,6 +131,7 @@ type ConfigError struct {
 	Msg   string
 }
 
+// Error returns the message.
 func (e *ConfigError) Error() string { return e.Msg }
 
 func fieldErr(field, format string, args ...any) error {
