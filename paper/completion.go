@@ -83,7 +83,7 @@ func (s ImageSpec) Load() (*Completion, error) {
 	if err != nil {
 		return nil, &SpecError{"--size " + err.Error()}
 	}
-	if s.CIFAR != "" {
+	if s.cifar() != "" {
 		h, w = 32, 32
 	}
 	if s.N < 0 || s.Queries < 0 {
@@ -151,15 +151,20 @@ func (s ImageSpec) mask(h, w int) ([]bool, error) {
 	return vis, nil
 }
 
+// cifar returns the CIFAR-10 batch to read: CIFAR, or FallbackCIFAR when
+// no images are named at all.
+func (s ImageSpec) cifar() string {
+	if s.CIFAR == "" && len(s.Images) == 0 && s.Tiny == "" {
+		return s.FallbackCIFAR
+	}
+	return s.CIFAR
+}
+
 // loadImages reads the images s names.
 func (s ImageSpec) loadImages(h, w int) ([]*imageio.Image, error) {
 	var ims []*imageio.Image
 	var err error
-	cifar := s.CIFAR
-	if cifar == "" && len(s.Images) == 0 && s.Tiny == "" {
-		cifar = s.FallbackCIFAR
-	}
-	switch {
+	switch cifar := s.cifar(); {
 	case cifar != "":
 		ims, _, err = imageio.LoadCIFAR(cifar, s.N)
 	case s.Tiny != "":
