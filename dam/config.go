@@ -103,6 +103,12 @@ type Config struct {
 	Beta       float64        // inverse temperature β, > 0
 	Similarity Similarity     // default L2
 	Precision  Precision      // compute precision, default Float64
+	// MaxMemory is the memory budget in bytes: building or loading a
+	// model whose footprint (EstimateFootprint) exceeds it fails with a
+	// *BudgetError before anything large is allocated. Zero means
+	// DefaultBudget(). It is not part of a model's identity: files do not
+	// store it and models with different budgets can be merged.
+	MaxMemory int64
 
 	// DrDAM only.
 	Y          int                     // number of random projections, > 0 (F = 2Y for SinCos/ExpExp)
@@ -165,10 +171,13 @@ func (c Config) Validate() (Config, error) {
 	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
 		return c, fieldErr("Beta", "β must be positive and finite, found %v", c.Beta)
 	}
+	if c.MaxMemory < 0 {
+		return c, fieldErr("MaxMemory", "memory budget must be ≥ 0 bytes (0: the default), found %d", c.MaxMemory)
+	}
 	if c.Rep == RepMrDAM {
 		// Fields of DrDAM do not apply; clear them so that configurations
 		// compare equal whatever the caller left there.
-		return Config{Rep: RepMrDAM, D: c.D, Beta: c.Beta, Similarity: c.Similarity, Precision: c.Precision}, nil
+		return Config{Rep: RepMrDAM, D: c.D, Beta: c.Beta, Similarity: c.Similarity, Precision: c.Precision, MaxMemory: c.MaxMemory}, nil
 	}
 	if c.Basis == 0 {
 		c.Basis = features.SinCos
@@ -243,9 +252,10 @@ func New(c Config) (Memory, error) {
 
 // compatible reports whether memories of configurations a and b can be
 // merged: everything but how they compute (precision, on-demand
-// projection) must match, since T and the patterns are float64 in both.
+// projection, memory budget) must match, since T and the patterns are float64 in both.
 func compatible(a, b Config) bool {
 	a.Precision, b.Precision = 0, 0
 	a.OnDemand, b.OnDemand = false, false
+	a.MaxMemory, b.MaxMemory = 0, 0
 	return a == b
 }

@@ -103,7 +103,11 @@ func NewDescent(m Model, opt RecallOptions) (*Descent, error) {
 // Start begins a descent from x0 (B×D), which is copied.
 func (ds *Descent) Start(x0 []float64) error {
 	d := ds.d
-	b, err := checkRows("queries", x0, d)
+	c := Config{D: d, Beta: 1, Precision: Float64}
+	if m, ok := ds.m.(interface{ Config() Config }); ok {
+		c = m.Config()
+	}
+	b, err := checkRows("queries", x0, d, c)
 	if err != nil {
 		return err
 	}
@@ -157,7 +161,7 @@ func (ds *Descent) Step() (done bool, err error) {
 	for k := 0; k < ds.na; {
 		q, e := ds.idx[k], ds.ea[k]
 		if math.IsNaN(e) || math.IsInf(e, 0) {
-			return false, fmt.Errorf("step %d: query %d: energy is %v", ds.t, q, e)
+			return false, fmt.Errorf("step %d: query in row %d: energy is %v", ds.t, q+1, e)
 		}
 		tr := ds.trace[q]
 		conv := ds.opt.Tol > 0 && len(tr) > 0 && math.Abs(e-tr[len(tr)-1]) < ds.opt.Tol

@@ -209,7 +209,7 @@ func TestRecallErrors(t *testing.T) {
 		{RecallOptions{Step: 0.1, Clamp: make([]bool, d+1)}, x, "clamp mask has 5 entries, want D = 4"},
 		{RecallOptions{Step: 0.1, Box: &Box{Lo: 1, Hi: 0}}, x, "box"},
 		{RecallOptions{Step: 0.1}, x[:d+1], "whole number of rows"},
-		{RecallOptions{Step: 0.1}, []float64{0, math.NaN(), 0, 0}, "row 0, coordinate 1 is NaN"},
+		{RecallOptions{Step: 0.1}, []float64{0, math.NaN(), 0, 0}, "row 1, column 2 is NaN"},
 	} {
 		if _, err := Recall(m, c.x, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Recall(%+v): err = %v, want %q", c.opt, err, c.want)

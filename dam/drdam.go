@@ -3,6 +3,7 @@ package dam
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/drdam/drdam/features"
@@ -48,11 +49,11 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if c.Rep != RepDrDAM {
 		return nil, fmt.Errorf("NewDrDAM: configuration is for %v", c.Rep)
 	}
-	proj, err := features.NewProjection(c.Projection, c.Seed, c.Y, c.D) // dense rows are laid out later
-	if err != nil {
+	if err := checkSize(c); err != nil {
 		return nil, err
 	}
-	if err := checkSize(c, proj); err != nil {
+	proj, err := features.NewProjection(c.Projection, c.Seed, c.Y, c.D) // dense rows are laid out later
+	if err != nil {
 		return nil, err
 	}
 	var bias []float64
@@ -66,22 +67,26 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	return newDrDAM(c, fm), nil
 }
 
-// storesPanels reports whether the engine keeps projection p of a model
+// storesPanels reports whether the engine keeps the projection of a model
 // of configuration c as panels of Y×D values (see blockSource).
-func storesPanels(c Config, p features.Projection) bool {
-	_, structured := p.(*features.SORF)
-	return !structured && !c.OnDemand
+func storesPanels(c Config) bool {
+	return c.Projection != features.Structured && !c.OnDemand
 }
 
-// checkSize refuses projections whose stored panels would exceed
-// features.MaxDenseEntries values.
-func checkSize(c Config, p features.Projection) error {
-	y, d := p.Dims()
-	if storesPanels(c, p) && kern.PadD(d) > features.MaxDenseEntries/y {
-		return fieldErr("Y", "a Y×D = %d×%d projection needs %.0f GiB in float32, more than the limit of %d Gi values",
-			y, d, float64(y)*float64(kern.PadD(d))*4/(1<<30), features.MaxDenseEntries>>30)
+// checkSize refuses, before anything is allocated, projections whose
+// stored panels would exceed features.MaxDenseEntries values and models
+// over their memory budget.
+func checkSize(c Config) error {
+	y, d := c.Y, c.D
+	if storesPanels(c) && kern.PadD(d) > features.MaxDenseEntries/y {
+		es := 8.0
+		if c.Precision == Float32 {
+			es = 4
+		}
+		return fieldErr("Y", "a Y×D = %d×%d projection stored in %v takes %s, more than the limit of %d Gi values; lower Y or use the structured projection",
+			y, d, c.Precision, Bytes(float64(y)*float64(kern.PadD(d))*es), features.MaxDenseEntries>>30)
 	}
-	return nil
+	return checkBudget(c, 0)
 }
 
 // NewDrDAMWithMap returns an empty DrDAM that uses the given feature map,
@@ -106,7 +111,12 @@ func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(c, fm.Proj); err != nil {
+	// Size the model by the layout its projection gets.
+	sized := c
+	if _, ok := fm.Proj.(*features.SORF); ok {
+		sized.Projection = features.Structured
+	}
+	if err := checkSize(sized); err != nil {
 		return nil, err
 	}
 	c.Projection = features.External
@@ -131,7 +141,7 @@ func blockSource[T kern.Float](c Config, fm *features.Map) blocks[T] {
 	case *features.SORF:
 		return newSORF[T](p)
 	case features.RowSource:
-		if storesPanels(c, p) {
+		if _, structured := p.(*features.SORF); !structured && !c.OnDemand {
 			return newStored(panelsFrom[T](p))
 		}
 		return newOnDemand[T](p)
@@ -224,7 +234,7 @@ func (m *DrDAM) Remove(patterns []float64) error { return m.update(patterns, -1)
 
 func (m *DrDAM) update(patterns []float64, sign float64) error {
 	d, y := m.cfg.D, m.cfg.Y
-	k, err := checkRows("patterns", patterns, d)
+	k, err := checkRows("patterns", patterns, d, m.cfg)
 	if err != nil {
 		return err
 	}
@@ -240,8 +250,14 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 	if m.cfg.Similarity == Dot {
 		for i := range lw {
 			lw[i] = beta * sq[i] / 2
+			if lw[i] > MaxDotLogWeight {
+				return fmt.Errorf("patterns: row %d: β‖ξ‖²/2 = %.4g exceeds %d: with the dot energy a DrDAM weighs each pattern by exp(β‖ξ‖²/2), and the error of its random-feature estimate is of that size, so this pattern would drown every pattern of smaller norm (and the energy of every query) in noise; scale the patterns down (to unit norm, for instance) or lower β",
+					i+1, lw[i], MaxDotLogWeight)
+			}
 		}
 	}
+	// Keep T as it was, to restore it if the update cannot be represented.
+	saved, savedScale := slices.Clone(m.t), m.logScale
 	if m.cfg.Basis.Positive() {
 		ln := m.cfg.Basis.LogNorm(y)
 		for i := range lw {
@@ -261,11 +277,33 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 		}
 	}
 	m.eng.update(m, patterns, lw, sign)
+	if err := checkT(m.cfg, m.t); err != nil {
+		copy(m.t, saved)
+		m.logScale = savedScale
+		m.eng.invalidate()
+		return fmt.Errorf("patterns: %w; the memory is unchanged", err)
+	}
 	m.count += int(sign) * k
 	if m.count == 0 {
 		m.clear() // removing everything restores the empty memory exactly
 	}
 	m.eng.invalidate()
+	return nil
+}
+
+// MaxDotLogWeight is the largest β‖ξ‖²/2 of a pattern that a DrDAM of the
+// dot-product energy stores: its weight exp(β‖ξ‖²/2) stays within float64
+// (e^700 ≈ 10³⁰⁴), and so does the ratio of any two weights.
+const MaxDotLogWeight = 700
+
+// checkT checks the stored form t of T as Load does: finite, but for the
+// −Inf of an empty entry of a positive basis (log 0).
+func checkT(c Config, t []float64) error {
+	for i, v := range t {
+		if math.IsNaN(v) || math.IsInf(v, 1) || (math.IsInf(v, -1) && !c.Basis.Positive()) {
+			return fmt.Errorf("T would hold %v at index %d", v, i)
+		}
+	}
 	return nil
 }
 
@@ -370,7 +408,7 @@ func (m *DrDAM) Merge(other Memory) error {
 // EnergyGrad writes the energies of the B = len(e) queries x (B×D) into e
 // and, unless grad is nil, their gradients into grad (B×D).
 func (m *DrDAM) EnergyGrad(e, grad, x []float64) error {
-	if _, err := checkBatch(e, grad, x, m.cfg.D); err != nil {
+	if _, err := checkBatch(e, grad, x, m.cfg); err != nil {
 		return err
 	}
 	if m.count == 0 {
@@ -380,7 +418,7 @@ func (m *DrDAM) EnergyGrad(e, grad, x []float64) error {
 		return err
 	}
 	if i := firstNonFinite(e); i >= 0 {
-		return fmt.Errorf("query %d: energy is %v", i, e[i])
+		return fmt.Errorf("query in row %d: energy is %v", i+1, e[i])
 	}
 	return nil
 }
@@ -523,7 +561,7 @@ func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
 			logS = w.ev.m[r] + math.Log(l) + p.shift - beta*w.xsq[r] + logNorm
 		}
 		if math.IsInf(logS, -1) && eps == 0 {
-			return fmt.Errorf("query %d: φ(x)·T = 0, the energy is +Inf; use a clip floor ε > 0", r)
+			return fmt.Errorf("query in row %d: φ(x)·T = 0, the energy is +Inf; use a clip floor ε > 0", r+1)
 		}
 		arg := logS
 		if cfg.Similarity == Dot {

@@ -18,11 +18,10 @@ func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
 	chunk := max(16, ((1<<20)/d)&^15) // about 8 MiB of float64 rows
 	if s, ok := src.(*features.Seeded); ok && s.Kind == features.Orthogonal {
 		// Regenerating an orthogonal block costs O(D³): cut only at
-		// block boundaries, in multiples of 16 rows.
-		chunk = d
-		for chunk%16 != 0 {
-			chunk += d
-		}
+		// block boundaries (whole blocks of D rows, as many as fit in
+		// about 8 MiB). A chunk may end inside a panel of 16 rows: its
+		// rows are distinct elements, so two jobs may write them at once.
+		chunk = d * max(1, (1<<20)/(d*d))
 	}
 	n := (y + chunk - 1) / chunk
 	// One row buffer per running job, reused: allocating one per chunk
@@ -36,7 +35,7 @@ func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
 		select {
 		case rows = <-bufs:
 		default:
-			rows = make([]float64, chunk*d)
+			rows = make([]float64, min(chunk, y)*d)
 		}
 		src.Rows(rows[:(hi-lo)*d], lo, hi)
 		w.SetRows(lo, rows[:(hi-lo)*d], 1)

@@ -73,6 +73,9 @@ func Write(w io.Writer, m Memory) error {
 	switch mm := m.(type) {
 	case *MrDAM:
 		payload = mm.xi
+		if err := checkValues("patterns", payload, c.D, c); err != nil {
+			return err
+		}
 	case *DrDAM:
 		if c.Projection == features.External {
 			return fmt.Errorf("the model uses an external projection matrix, which a model file cannot regenerate from a seed")
@@ -89,6 +92,13 @@ func Write(w io.Writer, m Memory) error {
 		binary.LittleEndian.PutUint64(h[56:], c.Seed)
 		binary.LittleEndian.PutUint64(h[72:], math.Float64bits(mm.logScale))
 		payload = mm.t
+		// Write nothing that Load would refuse.
+		if err := checkT(c, payload); err != nil {
+			return err
+		}
+		if math.IsNaN(mm.logScale) || math.IsInf(mm.logScale, 0) {
+			return fmt.Errorf("the log-scale of T is %v", mm.logScale)
+		}
 	default:
 		return fmt.Errorf("cannot save a %T", m)
 	}
@@ -118,7 +128,12 @@ func Write(w io.Writer, m Memory) error {
 // Load reads the model file at path (see Save). Errors name the file and
 // say what is wrong: not a model file, a newer format version, truncation,
 // a checksum mismatch, or an invalid field.
-func Load(path string) (Memory, error) {
+func Load(path string) (Memory, error) { return LoadBudget(path, 0) }
+
+// LoadBudget is Load with a memory budget in bytes (Config.MaxMemory; 0
+// means DefaultBudget()): a file whose model would need more is refused
+// with a *BudgetError before its payload is read.
+func LoadBudget(path string, maxMemory int64) (Memory, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
@@ -128,7 +143,7 @@ func Load(path string) (Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	m, err := Read(f, st.Size())
+	m, err := ReadBudget(f, st.Size(), maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
@@ -136,50 +151,21 @@ func Load(path string) (Memory, error) {
 }
 
 // Read reads a model in the file format of Save from the size bytes of r.
-func Read(r io.ReaderAt, size int64) (Memory, error) {
-	if size < 8 {
-		return nil, fmt.Errorf("not a drdam model file: only %d bytes", size)
+func Read(r io.ReaderAt, size int64) (Memory, error) { return ReadBudget(r, size, 0) }
+
+// ReadBudget is Read with a memory budget (see LoadBudget).
+func ReadBudget(r io.ReaderAt, size int64, maxMemory int64) (Memory, error) {
+	if maxMemory < 0 {
+		return nil, fmt.Errorf("memory budget must be ≥ 0 bytes, found %d", maxMemory)
 	}
-	h := make([]byte, fileHeaderSize)
-	n, _ := r.ReadAt(h[:min(int64(len(h)), size)], 0)
-	if n < 8 || string(h[:8]) != fileMagic {
-		return nil, fmt.Errorf("not a drdam model file: starts with %q, want %q", h[:min(n, 8)], fileMagic)
-	}
-	if size < fileHeaderSize+fileTrailer || n < fileHeaderSize {
-		return nil, fmt.Errorf("truncated: %d bytes, a model file has at least %d", size, fileHeaderSize+fileTrailer)
-	}
-	if v := binary.LittleEndian.Uint32(h[8:]); v != FileVersion {
-		if v > FileVersion {
-			return nil, fmt.Errorf("format version %d is newer than this program reads (%d): upgrade drdam", v, FileVersion)
-		}
-		return nil, fmt.Errorf("unknown format version %d", v)
-	}
-	np := binary.LittleEndian.Uint64(h[80:])
-	want := int64(-1) // expected file size, if the header's N is sane
-	if np <= uint64(size)/8 {
-		want = fileHeaderSize + 8*int64(np) + fileTrailer
-	}
-	// Check the whole file against its checksum before trusting any field.
-	crc := crc32.New(castagnoli)
-	if _, err := io.Copy(crc, io.NewSectionReader(r, 0, size-fileTrailer)); err != nil {
-		return nil, err
-	}
-	var sum [4]byte
-	if _, err := r.ReadAt(sum[:], size-fileTrailer); err != nil {
-		return nil, err
-	}
-	if got := binary.LittleEndian.Uint32(sum[:]); got != crc.Sum32() {
-		if want != size {
-			return nil, fmt.Errorf("truncated or corrupted: the header declares %d payload values (%.0f bytes in all), the file has %d bytes",
-				np, float64(fileHeaderSize+fileTrailer)+8*float64(np), size)
-		}
-		return nil, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupted", got, crc.Sum32())
-	}
-	if want != size {
-		return nil, fmt.Errorf("the header declares %d payload values but the file has %d bytes", np, size)
-	}
-	c, count, logScale, err := parseHeader(h)
+	h, err := ReadHeader(r, size)
 	if err != nil {
+		return nil, err
+	}
+	c := h.Config
+	c.MaxMemory = maxMemory
+	np := uint64(h.Values)
+	if err := checkFileBudget(c, h.Count, np); err != nil {
 		return nil, err
 	}
 	payload := make([]float64, np)
@@ -193,7 +179,94 @@ func Read(r io.ReaderAt, size int64) (Memory, error) {
 			payload[off+i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
 		}
 	}
-	return build(c, count, logScale, payload)
+	return build(c, h.Count, h.logScale, payload)
+}
+
+// Header is what a model file says of itself, read without building the
+// model (see ReadHeader).
+type Header struct {
+	Config  Config // validated
+	Count   uint64 // memories stored
+	Values  int64  // payload values (K·D for an MrDAM, F for a DrDAM)
+	Size    int64  // bytes of the file
+	Version uint32 // format version
+
+	logScale float64
+}
+
+// StatModel reads the header of the model file at path and checks the
+// whole file against its checksum (see ReadHeader).
+func StatModel(path string) (Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Header{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return Header{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	h, err := ReadHeader(f, st.Size())
+	if err != nil {
+		return Header{}, fmt.Errorf("read %s: %w", path, err)
+	}
+	return h, nil
+}
+
+// ReadHeader reads and validates the header of a model file of size bytes
+// and checks the whole file against its checksum, streaming: it allocates
+// nothing that depends on what the file declares, and builds nothing (no
+// projection is generated). Errors say what is wrong: not a model file, a
+// newer format version, truncation, a checksum mismatch, or an invalid
+// field.
+func ReadHeader(r io.ReaderAt, size int64) (Header, error) {
+	if size < 8 {
+		return Header{}, fmt.Errorf("not a drdam model file: only %d bytes", size)
+	}
+	h := make([]byte, fileHeaderSize)
+	n, _ := r.ReadAt(h[:min(int64(len(h)), size)], 0)
+	if n < 8 || string(h[:8]) != fileMagic {
+		return Header{}, fmt.Errorf("not a drdam model file: starts with %q, want %q", h[:min(n, 8)], fileMagic)
+	}
+	if size < fileHeaderSize+fileTrailer || n < fileHeaderSize {
+		return Header{}, fmt.Errorf("truncated: %d bytes, a model file has at least %d", size, fileHeaderSize+fileTrailer)
+	}
+	v := binary.LittleEndian.Uint32(h[8:])
+	if v != FileVersion {
+		if v > FileVersion {
+			return Header{}, fmt.Errorf("format version %d is newer than this program reads (%d): upgrade drdam", v, FileVersion)
+		}
+		return Header{}, fmt.Errorf("unknown format version %d", v)
+	}
+	np := binary.LittleEndian.Uint64(h[80:])
+	want := int64(-1) // expected file size, if the header's N is sane
+	if np <= uint64(size)/8 {
+		want = fileHeaderSize + 8*int64(np) + fileTrailer
+	}
+	// Check the whole file against its checksum before trusting any field.
+	crc := crc32.New(castagnoli)
+	if _, err := io.Copy(crc, io.NewSectionReader(r, 0, size-fileTrailer)); err != nil {
+		return Header{}, err
+	}
+	var sum [4]byte
+	if _, err := r.ReadAt(sum[:], size-fileTrailer); err != nil {
+		return Header{}, err
+	}
+	if got := binary.LittleEndian.Uint32(sum[:]); got != crc.Sum32() {
+		if want != size {
+			return Header{}, fmt.Errorf("truncated or corrupted: the header declares %d payload values (%.0f bytes in all), the file has %d bytes",
+				np, float64(fileHeaderSize+fileTrailer)+8*float64(np), size)
+		}
+		return Header{}, fmt.Errorf("checksum mismatch (stored %08x, computed %08x): the file is corrupted", got, crc.Sum32())
+	}
+	if want != size {
+		return Header{}, fmt.Errorf("the header declares %d payload values but the file has %d bytes", np, size)
+	}
+	c, count, logScale, err := parseHeader(h)
+	if err != nil {
+		return Header{}, err
+	}
+	return Header{Config: c, Count: count, Values: int64(np), Size: size, Version: v, logScale: logScale}, nil
 }
 
 // parseHeader decodes and validates the header fields.
@@ -270,10 +343,8 @@ func build(c Config, count uint64, logScale float64, payload []float64) (Memory,
 	if len(payload) != c.FeatureDim() {
 		return nil, fmt.Errorf("payload has %d values, want F = %d for the %v basis with Y = %d", len(payload), c.FeatureDim(), c.Basis, c.Y)
 	}
-	for i, v := range payload {
-		if math.IsNaN(v) || math.IsInf(v, 1) || (math.IsInf(v, -1) && !c.Basis.Positive()) {
-			return nil, fmt.Errorf("payload value %d is %v", i, v)
-		}
+	if err := checkT(c, payload); err != nil {
+		return nil, fmt.Errorf("payload: %w", err)
 	}
 	if count > math.MaxInt32 {
 		return nil, fmt.Errorf("header: %d memories stored is implausible", count)

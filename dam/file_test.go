@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -20,7 +21,24 @@ func encode(t testing.TB, m Memory) []byte {
 	return buf.Bytes()
 }
 
-func decode(b []byte) (Memory, error) { return Read(bytes.NewReader(b), int64(len(b))) }
+// fuzzBudget is the memory budget under which the fuzz targets read: a
+// header that asks for more is refused before anything is allocated.
+const fuzzBudget = 64 << 20
+
+// decode reads b under fuzzBudget and fails t if reading allocated more
+// than the budget, the payload's copy and 1 MiB (buffers, the checksum
+// pass): an allocation that a header can inflate is a failure here, not a
+// machine-wide out-of-memory.
+func decode(t testing.TB, b []byte) (Memory, error) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m, err := ReadBudget(bytes.NewReader(b), int64(len(b)), fuzzBudget)
+	runtime.ReadMemStats(&after)
+	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(fuzzBudget+2*len(b)+1<<20); got > limit {
+		t.Fatalf("reading %d bytes allocated %d MiB, more than the budget of %d MiB", len(b), got>>20, limit>>20)
+	}
+	return m, err
+}
 
 // fileModels returns small memories covering every kind of payload, every
 // basis and every seeded projection kind.
@@ -86,18 +104,18 @@ func TestFileCorruption(t *testing.T) {
 	for _, m := range fileModels(t)[:4] {
 		b := encode(t, m)
 		for n := range len(b) {
-			if _, err := decode(b[:n]); err == nil {
+			if _, err := decode(t, b[:n]); err == nil {
 				t.Fatalf("%v: truncation to %d of %d bytes was accepted", m.Config(), n, len(b))
 			}
 		}
 		for i := range b {
 			c := append([]byte(nil), b...)
 			c[i] ^= 0x5a
-			if _, err := decode(c); err == nil {
+			if _, err := decode(t, c); err == nil {
 				t.Fatalf("%v: flipping byte %d was accepted", m.Config(), i)
 			}
 		}
-		if _, err := decode(append(append([]byte(nil), b...), 0)); err == nil {
+		if _, err := decode(t, append(append([]byte(nil), b...), 0)); err == nil {
 			t.Fatalf("%v: a trailing byte was accepted", m.Config())
 		}
 	}
@@ -131,7 +149,7 @@ func TestFileErrors(t *testing.T) {
 		{"bad precision", set(16, 3), "unknown precision"},
 		{"reserved", set(20, 1), "reserved"},
 	} {
-		_, err := decode(c.b)
+		_, err := decode(t, c.b)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want one containing %q", c.name, err, c.want)
 		}
@@ -163,7 +181,7 @@ func FuzzRead(f *testing.F) {
 	}
 	f.Add([]byte(fileMagic))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		m, err := decode(b)
+		m, err := decode(t, b)
 		if err != nil {
 			return
 		}
@@ -185,7 +203,7 @@ func FuzzReadSealed(f *testing.F) {
 		}
 		b = append([]byte(nil), b...)
 		binary.LittleEndian.PutUint32(b[len(b)-4:], crcOf(b[:len(b)-4]))
-		m, err := decode(b)
+		m, err := decode(t, b)
 		if err != nil {
 			return
 		}

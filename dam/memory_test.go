@@ -131,7 +131,7 @@ func TestConfigErrors(t *testing.T) {
 		{Config{D: 0, Beta: 1, Y: 10}, "D must be positive"},
 		{Config{D: 4, Beta: 1, Y: 10, Epsilon: -1}, "ε must be ≥ 0"},
 		{Config{D: 4, Beta: 1, Y: 10, Basis: 9}, "unknown basis"},
-		{Config{D: 1 << 20, Beta: 1, Y: 1 << 20}, "GiB"},
+		{Config{D: 1 << 20, Beta: 1, Y: 1 << 20}, "limit of 4 Gi values"},
 		{Config{D: 4, Beta: 1, Y: 10, Projection: features.Orthogonal, OnDemand: true}, "cannot be regenerated on demand"},
 	} {
 		_, err := New(c.cfg)
@@ -156,8 +156,8 @@ func TestInputErrors(t *testing.T) {
 		}{
 			{nil, "no patterns"},
 			{[]float64{1, 2}, "not a whole number of rows"},
-			{[]float64{1, 2, 3, 4, math.NaN(), 6}, "row 1, coordinate 1 is NaN"},
-			{[]float64{math.Inf(-1), 2, 3}, "row 0, coordinate 0 is -Inf"},
+			{[]float64{1, 2, 3, 4, math.NaN(), 6}, "row 2, column 2 is NaN"},
+			{[]float64{math.Inf(-1), 2, 3}, "row 1, column 1 is -Inf"},
 		} {
 			if err := m.Add(c.patterns); err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: Add(%v): err = %v, want %q", name, c.patterns, err, c.want)
@@ -169,7 +169,7 @@ func TestInputErrors(t *testing.T) {
 			want    string
 		}{
 			{e, g, make([]float64, 2*d+1), "for 2 queries of dimension D = 3"},
-			{e, g, []float64{0, 0, 0, 0, math.NaN(), 0}, "query 1, coordinate 1 is NaN"},
+			{e, g, []float64{0, 0, 0, 0, math.NaN(), 0}, "row 2, column 2 is NaN"},
 			{e, g[:d], make([]float64, 2*d), "gradient buffer"},
 			{nil, nil, nil, "no queries"},
 		} {

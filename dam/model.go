@@ -44,19 +44,61 @@ var ErrEmpty = errors.New("the memory stores no patterns")
 
 // checkRows returns the number of rows of a row-major matrix of width d
 // held in x, or an error naming what (patterns, queries) is wrong: an empty
-// or ragged slice, or a NaN or infinite value (rows and columns counted from
-// 0).
-func checkRows(what string, x []float64, d int) (int, error) {
+// or ragged slice, a NaN or infinite value, or a row too large for a model
+// of configuration c to compute with (see Config.ScaleLimit). Rows and
+// columns are counted from 1 in messages.
+func checkRows(what string, x []float64, d int, c Config) (int, error) {
 	if len(x) == 0 {
 		return 0, fmt.Errorf("no %s", what)
 	}
 	if len(x)%d != 0 {
 		return 0, fmt.Errorf("%s: %d values are not a whole number of rows of D = %d", what, len(x), d)
 	}
-	if i := firstNonFinite(x); i >= 0 {
-		return 0, fmt.Errorf("%s: row %d, coordinate %d is %v", what, i/d, i%d, x[i])
+	return len(x) / d, checkValues(what, x, d, c)
+}
+
+// checkValues checks every row of x (width d) in one pass: its values are
+// finite and β·‖v‖² is within c's limit.
+func checkValues(what string, x []float64, d int, c Config) error {
+	limit := c.ScaleLimit()
+	scale := max(c.Beta, 1) * float64(d)
+	for r := 0; r < len(x); r += d {
+		var s float64
+		for _, v := range x[r : r+d] {
+			s += v * v
+		}
+		if s*scale <= limit {
+			continue // also false for NaN
+		}
+		row := x[r : r+d]
+		if i := firstNonFinite(row); i >= 0 {
+			return fmt.Errorf("%s: row %d, column %d is %v", what, r/d+1, i+1, row[i])
+		}
+		big := 0
+		for i, v := range row {
+			if math.Abs(v) > math.Abs(row[big]) {
+				big = i
+			}
+		}
+		return fmt.Errorf("%s: row %d is too large for a %v model to compute with (column %d is %g): max(β, 1)·D·‖x‖² = %.3g exceeds %.3g; scale the data down (to unit norm, for instance)",
+			what, r/d+1, c.Precision, big+1, row[big], s*scale, limit)
 	}
-	return len(x) / d, nil
+	return nil
+}
+
+// ScaleLimit returns the largest max(β, 1)·D·‖x‖² of a pattern or query
+// that a model of configuration c accepts: a sixty-fourth of the largest
+// number of its compute precision, so that squared norms and distances
+// (‖x − ξ‖² ≤ 2‖x‖² + 2‖ξ‖²), their products with β and the projections
+// √β·ωᵀx (with ‖ω‖² of the order of D) stay finite. Real data is many
+// orders of magnitude below it (a float32 model takes values up to about
+// 10¹⁸/√(βD)); a value beyond it cannot be stored without making T, or an
+// energy, infinite or NaN.
+func (c Config) ScaleLimit() float64 {
+	if c.Precision == Float32 {
+		return math.MaxFloat32 / 64
+	}
+	return math.MaxFloat64 / 64
 }
 
 // firstNonFinite returns the index of the first NaN or ±Inf in x, or -1.
@@ -70,8 +112,8 @@ func firstNonFinite(x []float64) int {
 }
 
 // checkBatch validates the buffers of EnergyGrad and returns B.
-func checkBatch(e, grad, x []float64, d int) (int, error) {
-	b := len(e)
+func checkBatch(e, grad, x []float64, c Config) (int, error) {
+	b, d := len(e), c.D
 	if b == 0 {
 		return 0, fmt.Errorf("no queries")
 	}
@@ -81,10 +123,7 @@ func checkBatch(e, grad, x []float64, d int) (int, error) {
 	if grad != nil && len(grad) != b*d {
 		return 0, fmt.Errorf("gradient buffer has %d values, want %d×%d", len(grad), b, d)
 	}
-	if i := firstNonFinite(x); i >= 0 {
-		return 0, fmt.Errorf("query %d, coordinate %d is %v", i/d, i%d, x[i])
-	}
-	return b, nil
+	return b, checkValues("queries", x, d, c)
 }
 
 // rowSqNorms writes ‖x_r‖² of each row of x (width d) into dst.

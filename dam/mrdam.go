@@ -69,11 +69,14 @@ func (m *MrDAM) Patterns() []float64 { return m.xi }
 
 // Add appends the patterns (K×D, row-major) to the memory.
 func (m *MrDAM) Add(patterns []float64) error {
-	k, err := checkRows("patterns", patterns, m.cfg.D)
+	k, err := checkRows("patterns", patterns, m.cfg.D, m.cfg)
 	if err != nil {
 		return err
 	}
 	d := m.cfg.D
+	if err := checkBudget(m.cfg, len(m.norms)+k); err != nil {
+		return err
+	}
 	m.xi = append(m.xi, patterns...)
 	m.norms = append(m.norms, make([]float64, k)...)
 	rowSqNorms(m.norms[len(m.norms)-k:], patterns, d)
@@ -85,7 +88,7 @@ func (m *MrDAM) Add(patterns []float64) error {
 // equals it exactly. If any pattern is not stored, it returns an error and
 // removes nothing.
 func (m *MrDAM) Remove(patterns []float64) error {
-	k, err := checkRows("patterns", patterns, m.cfg.D)
+	k, err := checkRows("patterns", patterns, m.cfg.D, m.cfg)
 	if err != nil {
 		return err
 	}
@@ -146,7 +149,7 @@ func (m *MrDAM) Merge(other Memory) error {
 // EnergyGrad writes the energies of the B = len(e) queries x (B×D) into e
 // and, unless grad is nil, their gradients into grad (B×D).
 func (m *MrDAM) EnergyGrad(e, grad, x []float64) error {
-	if _, err := checkBatch(e, grad, x, m.cfg.D); err != nil {
+	if _, err := checkBatch(e, grad, x, m.cfg); err != nil {
 		return err
 	}
 	if m.Len() == 0 {
@@ -154,7 +157,7 @@ func (m *MrDAM) EnergyGrad(e, grad, x []float64) error {
 	}
 	m.eng.energyGrad(m, e, grad, x)
 	if i := firstNonFinite(e); i >= 0 {
-		return fmt.Errorf("query %d: energy is %v", i, e[i])
+		return fmt.Errorf("query in row %d: energy is %v", i+1, e[i])
 	}
 	return nil
 }

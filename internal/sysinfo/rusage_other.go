@@ -4,3 +4,6 @@ package sysinfo
 
 // PeakMiB is unknown off Unix.
 func PeakMiB() *float64 { return nil }
+
+// AddressSpaceLimit returns 0: the limit is not known on this system.
+func AddressSpaceLimit() int64 { return 0 }

@@ -14,3 +14,13 @@ func PeakMiB() *float64 {
 	v := float64(ru.Maxrss) / 1024
 	return &v
 }
+
+// AddressSpaceLimit returns the soft limit on the process's virtual memory
+// (RLIMIT_AS, ulimit -v) in bytes, or 0 if there is none.
+func AddressSpaceLimit() int64 {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &rl); err != nil || rl.Cur == ^uint64(0) || rl.Cur > 1<<62 {
+		return 0
+	}
+	return int64(rl.Cur)
+}

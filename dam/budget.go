@@ -1,0 +1,153 @@
+package dam
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/kern"
+	"github.com/drdam/drdam/internal/par"
+	"github.com/drdam/drdam/internal/sysinfo"
+)
+
+// DefaultBudget returns the memory budget, in bytes, of a model whose
+// Config.MaxMemory is 0: three quarters of what this process may use (the
+// least of the physical memory, the cgroup's limit and ulimit -v; see
+// sysinfo.MemoryLimit), less 512 MiB for the Go runtime and the caller's
+// own buffers under ulimit -v; 16 GiB where none of them is known.
+func DefaultBudget() int64 {
+	lim := sysinfo.MemoryLimit()
+	if lim <= 0 {
+		return 16 << 30
+	}
+	b := lim / 4 * 3
+	if as := sysinfo.AddressSpaceLimit(); as > 0 {
+		b = min(b, as-512<<20)
+	}
+	return max(b, 64<<20)
+}
+
+// Footprint is an estimate, from above, of the memory a model allocates.
+type Footprint struct {
+	Bytes float64 // in all
+	// Largest names the largest part, for messages: "the stored
+	// projection (Y×D float32)", "the patterns (K×D float64)", …
+	Largest string
+	// Field is the Config field that lowers it most ("Y", or "K" for
+	// the number of patterns of an MrDAM).
+	Field string
+}
+
+// EstimateFootprint returns the memory that a model of configuration c
+// holding k patterns allocates: its state (T, or the K×D patterns), the
+// projection in the compute layout (stored panels, the on-demand cache,
+// SORF's diagonals), the per-row parameters, and the buffers its
+// construction uses. It allocates nothing, so that a configuration read
+// from flags or a file header can be checked before anything is built.
+// Per-evaluation workspaces, which grow with the batch of queries, are
+// not included. c need not be validated.
+func EstimateFootprint(c Config, k int) Footprint {
+	c, err := c.Validate()
+	if err != nil {
+		return Footprint{}
+	}
+	es := 8.0
+	if c.Precision == Float32 {
+		es = 4
+	}
+	d, y, kf := float64(c.D), float64(c.Y), float64(max(k, 0))
+	pd := float64(kern.PadD(c.D))
+	lanes := 64 / es
+	workers := float64(par.Workers())
+	if c.Rep == RepMrDAM {
+		// Patterns and norms in float64, their panels in the compute
+		// precision.
+		return Footprint{Bytes: kf*d*8 + kf*8 + (kf+lanes)*pd*es, Largest: fmt.Sprintf("the patterns (K×D = %d×%d float64, and their %v copy)", k, c.D, c.Precision), Field: "K"}
+	}
+	f := float64(c.FeatureDim())
+	rows := math.Ceil(y/lanes) * lanes
+	// T (float64), its per-row copy in the compute precision, the shift
+	// in float64 and in the compute precision.
+	state := f*8 + f*es + y*8 + rows*es
+	var proj float64
+	var what string
+	switch {
+	case c.Projection == features.Structured:
+		n := float64(features.SORFBlockSize(c.D))
+		yr := math.Ceil(y/n) * n
+		proj = 4 * yr * (8 + es) // three sign diagonals and the scales, float64 and compute copies
+		what = fmt.Sprintf("the structured projection's diagonals (4·Y = 4·%d values)", c.Y)
+	case c.OnDemand:
+		proj = onDemandCache + workers*float64(kern.BlockPanels(int(pd)))*lanes*d*8
+		what = "the on-demand projection's cache"
+	default:
+		proj = rows * pd * es
+		// Generation buffers: rows of float64 per worker, and for an
+		// orthogonal projection a D×D block and its rows.
+		gen := workers * 8 * max(float64(1<<20), d)
+		if c.Projection == features.Orthogonal {
+			// Each job holds a D×D block and its chunk of rows.
+			active := min(workers, math.Ceil(y/d))
+			gen = active * 8 * (d*d + min(y, d*max(1, math.Floor((1<<20)/(d*d))))*d)
+		}
+		proj += gen
+		what = fmt.Sprintf("the stored projection (Y×D = %d×%d %v)", c.Y, c.D, c.Precision)
+	}
+	return Footprint{Bytes: state + proj, Largest: what, Field: "Y"}
+}
+
+// BudgetError says that a model would allocate more than its budget.
+type BudgetError struct {
+	Footprint
+	Budget int64 // bytes
+}
+
+// Error says how much is needed, by what, and the budget.
+func (e *BudgetError) Error() string {
+	return fmt.Sprintf("needs %s, mostly for %s, more than the memory budget of %s", Bytes(e.Bytes), e.Largest, Bytes(float64(e.Budget)))
+}
+
+// Bytes formats a number of bytes with a binary unit: "512 B", "3.2 GiB".
+func Bytes(n float64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
+	i := 0
+	for n >= 1024 && i < len(units)-1 {
+		n /= 1024
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", n)
+	}
+	return fmt.Sprintf("%.3g %s", n, units[i])
+}
+
+// budget returns the budget of c in bytes.
+func (c Config) budget() int64 {
+	if c.MaxMemory > 0 {
+		return c.MaxMemory
+	}
+	return DefaultBudget()
+}
+
+// checkBudget returns a *BudgetError if a model of configuration c holding
+// k patterns would allocate more than its budget.
+func checkBudget(c Config, k int) error {
+	fp := EstimateFootprint(c, k)
+	if b := c.budget(); fp.Bytes > float64(b) {
+		return &BudgetError{Footprint: fp, Budget: b}
+	}
+	return nil
+}
+
+// checkFileBudget checks, before the payload of a model file is read, that
+// the model its header describes (count memories) fits its budget with the
+// payload (np float64 values) beside it.
+func checkFileBudget(c Config, count, np uint64) error {
+	k := int(min(count, math.MaxInt32))
+	fp := EstimateFootprint(c, k)
+	fp.Bytes += 8 * float64(np)
+	if b := c.budget(); fp.Bytes > float64(b) {
+		return &BudgetError{Footprint: fp, Budget: b}
+	}
+	return nil
+}

@@ -1,0 +1,65 @@
+package sysinfo
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// MemTotal returns the machine's physical memory in bytes (MemTotal of
+// /proc/meminfo), or 0 if it cannot be read.
+func MemTotal() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil || kb <= 0 {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
+
+// CgroupLimit returns the memory limit of the process's cgroup (v2
+// memory.max, or v1 memory.limit_in_bytes) in bytes, or 0 if there is none
+// or it cannot be read.
+func CgroupLimit() int64 {
+	for _, p := range []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err == nil && v > 0 && v < 1<<62 {
+			return v
+		}
+	}
+	return 0
+}
+
+// MemoryLimit returns the memory this process may use, in bytes: the least
+// of the physical memory, the cgroup's limit and the address-space limit
+// (ulimit -v), each where known; 0 if none is.
+func MemoryLimit() int64 {
+	var lim int64
+	for _, v := range []int64{MemTotal(), CgroupLimit(), AddressSpaceLimit()} {
+		if v > 0 && (lim == 0 || v < lim) {
+			lim = v
+		}
+	}
+	return lim
+}
