@@ -16,9 +16,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"sort"
 	"strings"
+	"syscall"
+
+	"github.com/drdam/drdam/internal/atomicfile"
 )
 
 // version is set with -ldflags "-X main.version=..." by release builds.
@@ -54,6 +58,21 @@ type env struct {
 }
 
 func main() {
+	// An interrupted command leaves no temporary file behind: the files
+	// being written are removed and their targets keep their old contents.
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	go func() {
+		s := <-sig
+		if n := len(atomicfile.RemoveTemps()); n > 0 {
+			fmt.Fprintf(os.Stderr, "drdam: %v: removed %d unfinished output file(s); the files they were to replace are unchanged\n", s, n)
+		}
+		code := 130
+		if s, ok := s.(syscall.Signal); ok {
+			code = 128 + int(s)
+		}
+		os.Exit(code)
+	}()
 	st, err := os.Stderr.Stat()
 	e := &env{stdout: os.Stdout, stderr: os.Stderr, isTerminal: err == nil && st.Mode()&os.ModeCharDevice != 0}
 	os.Exit(run(e, os.Args[1:]))

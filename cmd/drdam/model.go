@@ -2,11 +2,13 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
-	"os"
+	"strings"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/atomicfile"
 )
 
 func runEncode(e *env, args []string) error {
@@ -31,16 +33,28 @@ Example:
 	noBias := fs.Bool("no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
 	eps := fs.Float64("eps", 0, "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
 	prec := fs.String("precision", "float64", "compute precision: float64 or float32 (about twice as fast; T and results stay float64)")
+	budget := addBudget(fs)
 	fs.require("patterns", "out")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	c, err := encodeConfig(dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand},
+	c, err := encodeConfig(dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand, MaxMemory: int64(*budget)},
 		*rep, *sim, *prec, *basis, *proj)
 	if err != nil {
 		return err
 	}
-	if err := checkOutputDir(*out); err != nil {
+	if c.Rep == dam.RepMrDAM {
+		var given []string
+		fs.Visit(func(f *flag.Flag) {
+			if drdamOnly[f.Name] {
+				given = append(given, "--"+f.Name)
+			}
+		})
+		if len(given) > 0 {
+			return usagef("%s only apply to a drdam, and --rep is mrdam", strings.Join(given, ", "))
+		}
+	}
+	if err := checkFiles([]file{{"patterns", *patterns}}, []file{{"out", *out}}); err != nil {
 		return err
 	}
 	p, err := readPatterns(*patterns, "patterns", 0)
@@ -50,10 +64,10 @@ Example:
 	c.D = p.Cols
 	m, err := dam.New(c)
 	if err != nil {
-		return flagError(err)
+		return budgetHint(flagError(err))
 	}
 	if err := m.Add(p.Data); err != nil {
-		return fmt.Errorf("%s: %w", *patterns, err)
+		return fmt.Errorf("%s: %w", *patterns, budgetHint(err))
 	}
 	if err := dam.Save(*out, m); err != nil {
 		return err
@@ -102,7 +116,8 @@ subtracts their features from T and cannot check that they were stored.`
 	fs := newFlags(verb, "", help)
 	model := fs.String("model", "", "model file")
 	patterns := fs.String("patterns", "", "file of patterns, one per row")
-	out := fs.String("out", "", "where to write the updated model (default: replace --model, atomically)")
+	out := fs.String("out", "", "where to write the updated model (default: replace --model, atomically; concurrent updates of one model wait for each other)")
+	budget := addBudget(fs)
 	fs.require("model", "patterns")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -110,7 +125,15 @@ subtracts their features from T and cannot check that they were stored.`
 	if *out == "" {
 		*out = *model
 	}
-	m, err := dam.Load(*model)
+	if err := checkFiles([]file{{"patterns", *patterns}}, []file{{"out", *out}}); err != nil {
+		return err
+	}
+	unlock, err := lockModel(e, *model)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	m, err := loadModel(*model, budget)
 	if err != nil {
 		return err
 	}
@@ -125,7 +148,7 @@ subtracts their features from T and cannot check that they were stored.`
 		err = m.Remove(p.Data)
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", *patterns, err)
+		return fmt.Errorf("%s: %w", *patterns, budgetHint(err))
 	}
 	if err := dam.Save(*out, m); err != nil {
 		return err
@@ -142,16 +165,25 @@ patterns of both for MrDAM. Models encoded separately, on several machines
 for instance, can be combined this way.`)
 	a := fs.String("model", "", "first model file")
 	b := fs.String("with", "", "second model file")
-	out := fs.String("out", "", "merged model file to write")
+	out := fs.String("out", "", "merged model file to write (it may be --model or --with: it is replaced atomically)")
+	budget := addBudget(fs)
 	fs.require("model", "with", "out")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	m1, err := dam.Load(*a)
+	if err := checkFiles(nil, []file{{"out", *out}}); err != nil {
+		return err
+	}
+	unlock, err := lockModel(e, *out)
 	if err != nil {
 		return err
 	}
-	m2, err := dam.Load(*b)
+	defer unlock()
+	m1, err := loadModel(*a, budget)
+	if err != nil {
+		return err
+	}
+	m2, err := loadModel(*b, budget)
 	if err != nil {
 		return err
 	}
@@ -166,26 +198,30 @@ for instance, can be combined this way.`)
 }
 
 func runInfo(e *env, args []string) error {
-	fs := newFlags("info", "", "Describe a model file: its configuration, the number of patterns it stores, and its size against that of the patterns themselves.")
+	fs := newFlags("info", "", `
+Describe a model file: its configuration, the number of patterns it stores,
+its size against that of the patterns themselves, and the memory that
+loading it takes. Only the header is read (and the checksum of the whole
+file checked): nothing is built.`)
 	model := fs.String("model", "", "model file")
 	fs.require("model")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	m, err := dam.Load(*model)
+	h, err := dam.StatModel(*model)
 	if err != nil {
 		return err
 	}
-	c := m.Config()
-	st, _ := os.Stat(*model)
+	c := h.Config
+	count := int(min(h.Count, 1<<31))
 	w := e.stdout
-	fmt.Fprintf(w, "file            %s (%d bytes, format version %d, checksum OK)\n", *model, st.Size(), dam.FileVersion)
+	fmt.Fprintf(w, "file            %s (%d bytes, format version %d, checksum OK)\n", *model, h.Size, h.Version)
 	fmt.Fprintf(w, "representation  %v\n", c.Rep)
 	fmt.Fprintf(w, "energy          %v, β = %g\n", c.Similarity, c.Beta)
 	fmt.Fprintf(w, "precision       %v (compute)\n", c.Precision)
 	fmt.Fprintf(w, "dimension D     %d\n", c.D)
-	fmt.Fprintf(w, "patterns K      %d\n", m.Len())
-	patterns := m.Len() * c.D
+	fmt.Fprintf(w, "patterns K      %d\n", h.Count)
+	patterns := float64(h.Count) * float64(c.D)
 	if c.Rep == dam.RepDrDAM {
 		bias := "b ~ U(0, 2π)"
 		if c.NoBias {
@@ -198,16 +234,33 @@ func runInfo(e *env, args []string) error {
 		}
 		fmt.Fprintf(w, "projection      %v%s, Y = %d, seed %d\n", c.Projection, od, c.Y, c.Seed)
 		fmt.Fprintf(w, "clip floor ε    %g\n", c.Epsilon)
-		fmt.Fprintf(w, "parameters      T has %d values; the patterns would take K·D = %d (ratio %.3g)\n",
-			c.FeatureDim(), patterns, float64(c.FeatureDim())/float64(max(patterns, 1)))
+		fmt.Fprintf(w, "parameters      T has %d values; the patterns would take K·D = %.0f (ratio %.3g)\n",
+			c.FeatureDim(), patterns, float64(c.FeatureDim())/max(patterns, 1))
 	} else {
-		fmt.Fprintf(w, "parameters      K·D = %d pattern values\n", patterns)
+		fmt.Fprintf(w, "parameters      K·D = %.0f pattern values\n", patterns)
 	}
+	fp := dam.EstimateFootprint(c, count)
+	fmt.Fprintf(w, "memory          %s to load (mostly %s); budget %s\n", dam.Bytes(fp.Bytes), fp.Largest, dam.Bytes(float64(dam.DefaultBudget())))
 	return nil
 }
 
+// lockModel takes the lock of the model file at path for a
+// read–modify–write, saying on stderr when it has to wait for another
+// drdam.
+func lockModel(e *env, path string) (func(), error) {
+	if path == "" {
+		return nil, usagef("--model: empty path")
+	}
+	return atomicfile.Lock(path, func() {
+		fmt.Fprintf(e.stderr, "drdam: waiting for %s, which another drdam is updating\n", path)
+	})
+}
+
+// drdamOnly are the flags of encode that only a DrDAM uses.
+var drdamOnly = map[string]bool{"y": true, "basis": true, "projection": true, "on-demand": true, "seed": true, "no-bias": true, "eps": true}
+
 // configFlags maps dam.Config fields to the flags of encode.
-var configFlags = map[string]string{"Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision", "OnDemand": "--on-demand"}
+var configFlags = map[string]string{"MaxMemory": "--max-memory", "Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision", "OnDemand": "--on-demand"}
 
 // flagError prefixes a configuration error with the flag that set the
 // field.

@@ -20,11 +20,12 @@ Evaluate a model's energy, and optionally its gradient, at each query
 	queries := fs.String("queries", "", "file of queries, one per row")
 	out := fs.String("out", "", "file for the energies (a vector of length B; .npy, .csv, ...)")
 	grad := fs.String("grad", "", "file for the gradients (B×D)")
+	budget := addBudget(fs)
 	fs.require("model", "queries")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	m, q, err := openQueries(*model, *queries, *out, *grad)
+	m, q, err := openQueries(*model, *queries, budget, nil, []file{{"out", *out}, {"grad", *grad}})
 	if err != nil {
 		return err
 	}
@@ -72,6 +73,7 @@ energy.`)
 	out := fs.String("out", "", "file for the final states (B×D)")
 	stepsOut := fs.String("steps", "", "file for the number of steps of each query")
 	traceOut := fs.String("trace", "", "file for the energy traces")
+	budget := addBudget(fs)
 	fs.require("model", "queries", "out")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -86,7 +88,7 @@ energy.`)
 		}
 		opt.Box = &dam.Box{Lo: l, Hi: h}
 	}
-	m, q, err := openQueries(*model, *queries, *out, *stepsOut, *traceOut)
+	m, q, err := openQueries(*model, *queries, budget, []file{{"mask", *maskPath}}, []file{{"out", *out}, {"steps", *stepsOut}, {"trace", *traceOut}})
 	if err != nil {
 		return err
 	}
@@ -182,20 +184,21 @@ func recallSummary(w io.Writer, res *dam.Result, tol float64, maxSteps int) erro
 	return nil
 }
 
-// openQueries checks that the directories of the output files exist (so
-// that a long computation does not fail at its end), then loads the model
-// and the queries, which must match its dimension.
-func openQueries(model, queries string, outputs ...string) (dam.Memory, *dataio.Matrix, error) {
-	for _, p := range outputs {
-		if p != "" {
-			if err := checkOutputDir(p); err != nil {
-				return nil, nil, err
-			}
-		}
+// openQueries checks the output files (none may name an input or
+// another output, and their directories must exist, so that a long
+// computation does not fail at its end), then loads the model under the
+// budget and the queries, which must match its dimension.
+func openQueries(model, queries string, budget *byteSize, inputs, outputs []file) (dam.Memory, *dataio.Matrix, error) {
+	inputs = append([]file{{"model", model}, {"queries", queries}}, inputs...)
+	if err := checkFiles(inputs, outputs); err != nil {
+		return nil, nil, err
 	}
-	m, err := dam.Load(model)
+	m, err := loadModel(model, budget)
 	if err != nil {
 		return nil, nil, err
+	}
+	if m.Len() == 0 {
+		return nil, nil, fmt.Errorf("%s stores no patterns: there is no energy to evaluate (add some with drdam add)", model)
 	}
 	q, err := readPatterns(queries, "queries", m.Dim())
 	if err != nil {
