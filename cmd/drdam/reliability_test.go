@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain lets the tests run the test binary as the drdam command (with
+// DRDAM_TEST_AS_MAIN=1), for what needs separate processes: concurrent
+// writers, signals and memory limits.
+func TestMain(m *testing.M) {
+	if os.Getenv("DRDAM_TEST_AS_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// drdamProcess returns a command that runs drdam with args in a process of
+// its own.
+func drdamProcess(args ...string) *exec.Cmd {
+	c := exec.Command(os.Args[0], args...)
+	c.Env = append(os.Environ(), "DRDAM_TEST_AS_MAIN=1")
+	return c
+}
+
+// TestConcurrentAdd: 20 pairs of drdam add on one model, each pair at the
+// same time, lose nothing: every addition is counted (they used to read,
+// modify and rename with no lock, and one of each pair was lost).
+func TestConcurrentAdd(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", writeCSV(t, dir, "p.csv", "0.5,0.5,0,0\n"), "--out", model, "--y", "64")
+	const pairs = 20
+	for i := range pairs {
+		var wg sync.WaitGroup
+		errs := make([]string, 2)
+		for j := range 2 {
+			p := writeCSV(t, dir, fmt.Sprintf("e%d_%d.csv", i, j), fmt.Sprintf("0,%d,0.5,0\n", i+j))
+			wg.Go(func() {
+				if out, err := drdamProcess("add", "--model", model, "--patterns", p).CombinedOutput(); err != nil {
+					errs[j] = fmt.Sprintf("%v: %s", err, out)
+				}
+			})
+		}
+		wg.Wait()
+		for _, e := range errs {
+			if e != "" {
+				t.Fatalf("pair %d: %s", i, e)
+			}
+		}
+	}
+	if out := mustRun(t, "info", "--model", model); !strings.Contains(out, fmt.Sprintf("patterns K      %d\n", 1+2*pairs)) {
+		t.Errorf("after %d concurrent pairs of add:\n%s", pairs, out)
+	}
+	if ents, _ := filepath.Glob(filepath.Join(dir, ".m.drdam.tmp-*")); len(ents) > 0 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}
+
+// TestOutputsAndInputs: an output that names an input, or two outputs that
+// name one file, are refused before anything is written; a model behind a
+// symbolic link is updated through it and the link kept.
+func TestOutputsAndInputs(t *testing.T) {
+	dir := t.TempDir()
+	pat := writeCSV(t, dir, "p.csv", "0.5,0.5,0,0\n0,0,0.5,0.5\n")
+	model := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", pat, "--out", model, "--y", "64")
+	q := writeCSV(t, dir, "q.csv", "0.4,0.5,0,0\n")
+	patBytes, _ := os.ReadFile(pat)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"encode", "--patterns", pat, "--out", pat}, "--out " + pat + " names the same file as --patterns"},
+		{[]string{"encode", "--patterns", pat, "--out", filepath.Join(dir, ".", "p.csv")}, "names the same file as --patterns"},
+		{[]string{"energy", "--model", model, "--queries", q, "--out", filepath.Join(dir, "f.npy"), "--grad", filepath.Join(dir, "f.npy")}, "--out and --grad name the same file"},
+		{[]string{"energy", "--model", model, "--queries", q, "--out", q}, "names the same file as --queries"},
+		{[]string{"recall", "--model", model, "--queries", q, "--out", model}, "names the same file as --model"},
+		{[]string{"add", "--model", model, "--patterns", pat, "--out", pat}, "names the same file as --patterns"},
+		{[]string{"add", "--model", "", "--patterns", pat}, "--model: empty path"},
+		{[]string{"encode", "--patterns", pat, "--out", filepath.Join(dir, "mr.drdam"), "--rep", "mrdam", "--y", "100"}, "--y only apply to a drdam"},
+	} {
+		st, _, errOut := drdam(t, tc.args...)
+		if st != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("drdam %s: status %d, %q; want status 2 and %q", strings.Join(tc.args, " "), st, errOut, tc.want)
+		}
+	}
+	if b, _ := os.ReadFile(pat); !bytes.Equal(b, patBytes) {
+		t.Errorf("the patterns file was changed")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "f.npy")); err == nil {
+		t.Errorf("a refused command wrote an output")
+	}
+	link := filepath.Join(dir, "link.drdam")
+	if err := os.Symlink("m.drdam", link); err != nil {
+		t.Skipf("no symbolic links: %v", err)
+	}
+	mustRun(t, "add", "--model", link, "--patterns", writeCSV(t, dir, "e.csv", "0,0.5,0.5,0\n"))
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("add replaced the symbolic link")
+	}
+	if out := mustRun(t, "info", "--model", model); !strings.Contains(out, "patterns K      3\n") {
+		t.Errorf("add through a link did not update the model:\n%s", out)
+	}
+}
+
+// TestEmptyModel: energy on a model that stores nothing blames the model,
+// not the queries.
+func TestEmptyModel(t *testing.T) {
+	dir := t.TempDir()
+	pat := writeCSV(t, dir, "p.csv", "0.5,0.5,0,0\n")
+	model := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", pat, "--out", model, "--y", "64")
+	mustRun(t, "remove", "--model", model, "--patterns", pat)
+	st, _, errOut := drdam(t, "energy", "--model", model, "--queries", pat)
+	if st != 1 || !strings.Contains(errOut, model+" stores no patterns") {
+		t.Errorf("energy on an empty model: status %d, %q", st, errOut)
+	}
+}
+
+// TestWreckProof: no input the CLI accepts leaves a model that drdam cannot
+// load: values that would overflow are refused with their row and column,
+// and the model is left as it was.
+func TestWreckProof(t *testing.T) {
+	dir := t.TempDir()
+	pat := writeCSV(t, dir, "p.csv", "0.5,0.5,0,0\n0,0,0.5,0.5\n")
+	for _, enc := range [][]string{
+		{"--y", "64"},
+		{"--y", "64", "--similarity", "dot"},
+		{"--y", "64", "--basis", "expexp", "--precision", "float32"},
+		{"--rep", "mrdam"},
+		{"--rep", "mrdam", "--similarity", "dot"},
+	} {
+		model := filepath.Join(dir, "m.drdam")
+		mustRun(t, append([]string{"encode", "--patterns", pat, "--out", model}, enc...)...)
+		before, _ := os.ReadFile(model)
+		for _, bad := range []string{"0,1e308,0,0\n", "1e200,0,0,0\n", "0,0,1e30,0\n"} {
+			st, _, errOut := drdam(t, "add", "--model", model, "--patterns", writeCSV(t, dir, "bad.csv", bad))
+			if st == 0 {
+				// 1e30 is within what a float64 model computes with;
+				// it must then load and evaluate.
+				mustRun(t, "energy", "--model", model, "--queries", pat)
+				os.WriteFile(model, before, 0o644)
+				continue
+			}
+			if !strings.Contains(errOut, "row 1") {
+				t.Errorf("%v: add %q: %q, want the row named", enc, bad, errOut)
+			}
+			if after, _ := os.ReadFile(model); !bytes.Equal(after, before) {
+				t.Errorf("%v: a refused add changed the model", enc)
+			}
+			// A query is refused with its row, or evaluated (1e30 is
+			// a query that the dot energy can evaluate, ½‖x‖² and all).
+			st, out, errOut := drdam(t, "energy", "--model", model, "--queries", writeCSV(t, dir, "badq.csv", bad))
+			if st == 0 && (strings.Contains(out, "NaN") || strings.Contains(out, "Inf")) || st != 0 && !strings.Contains(errOut, "row 1") {
+				t.Errorf("%v: energy at %q: status %d, %q, %q", enc, bad, st, out, errOut)
+			}
+		}
+		mustRun(t, "energy", "--model", model, "--queries", pat)
+	}
+}
+
+// craftedModel writes a valid, sealed DrDAM model file (sincos, zero T)
+// whose header declares the given D and Y and projection kind (1
+// gaussian, 2 orthogonal, 4 structured).
+func craftedModel(t *testing.T, path string, proj byte, d, y uint64) {
+	t.Helper()
+	n := 2 * y
+	b := make([]byte, 88+8*n+4)
+	copy(b, "DRDAMMDL")
+	binary.LittleEndian.PutUint32(b[8:], 1)
+	b[12], b[13], b[14], b[15], b[16], b[17] = 2, 1, 2, proj, 1, 1
+	binary.LittleEndian.PutUint64(b[24:], d)
+	binary.LittleEndian.PutUint64(b[32:], y)
+	binary.LittleEndian.PutUint64(b[40:], math.Float64bits(1))
+	binary.LittleEndian.PutUint64(b[48:], math.Float64bits(1e-5))
+	binary.LittleEndian.PutUint64(b[64:], 1)
+	binary.LittleEndian.PutUint64(b[80:], n)
+	binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], crc32.MakeTable(crc32.Castagnoli)))
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestUnderUlimit runs drdam under ulimit -v 2 GiB with flags and file
+// headers that ask for tens of GB: each is refused with the budget it
+// states (under 1 GiB here), never by Go's fatal out-of-memory.
+func TestUnderUlimit(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found: cannot set ulimit -v")
+	}
+	dir := t.TempDir()
+	pat := writeCSV(t, dir, "p.csv", "0.5,0.5,0,0\n0,0,0.5,0.5\n")
+	dense := filepath.Join(dir, "dense.drdam")
+	craftedModel(t, dense, 1, 21_000_000, 200) // Y·D ≈ 2³²: 32 GB of float64 panels
+	ortho := filepath.Join(dir, "ortho.drdam")
+	craftedModel(t, ortho, 2, 16133, 16) // one 16133² block: 2 GB, was 33 GB
+	structured := filepath.Join(dir, "sorf.drdam")
+	craftedModel(t, structured, 4, 4, 50_000_000) // a 800 MB file, 3.2 GB of diagonals
+	out := filepath.Join(dir, "out.drdam")
+	for _, args := range [][]string{
+		{"encode", "--patterns", pat, "--out", out, "--y", "4000000000", "--projection", "structured"},
+		{"encode", "--patterns", pat, "--out", out, "--y", "4000000000", "--on-demand"},
+		{"encode", "--patterns", pat, "--out", out, "--y", "300000000"},
+		{"energy", "--model", dense, "--queries", pat},
+		{"energy", "--model", ortho, "--queries", pat},
+		{"add", "--model", structured, "--patterns", pat},
+		{"merge", "--model", dense, "--with", dense, "--out", out},
+	} {
+		cmd := exec.Command("bash", "-c", `ulimit -v 2097152 && exec "$@"`, "bash", os.Args[0])
+		cmd.Args = append(cmd.Args, args...)
+		cmd.Env = append(os.Environ(), "DRDAM_TEST_AS_MAIN=1")
+		start := time.Now()
+		b, err := cmd.CombinedOutput()
+		msg := string(b)
+		refused := strings.Contains(msg, "more than the memory budget of") || strings.Contains(msg, "--y: a Y×D") && strings.Contains(msg, "more than the limit of")
+		if err == nil || !refused || strings.Contains(msg, "fatal error") || strings.Contains(msg, "goroutine") {
+			t.Errorf("drdam %s under ulimit -v 2 GiB: %v, %q; want a budget error", strings.Join(args, " "), err, msg)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("drdam %s took %v to refuse", strings.Join(args, " "), d)
+		}
+	}
+	if st, _, _ := drdam(t, "info", "--model", dense); st != 0 {
+		t.Errorf("info on the crafted dense model failed: it should only read the header")
+	}
+}
