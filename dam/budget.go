@@ -47,8 +47,9 @@ type Footprint struct {
 // construction uses. It allocates nothing, so that a configuration read
 // from flags or a file header can be checked before anything is built.
 // Per-evaluation workspaces, which grow with the batch of queries, are
-// not included. c need not be validated.
+// not included. c need not be validated, and its β is not used.
 func EstimateFootprint(c Config, k int) Footprint {
+	c.Beta = 1
 	c, err := c.Validate()
 	if err != nil {
 		return Footprint{}
@@ -150,6 +151,35 @@ func checkFileBudget(c Config, count, np uint64) error {
 	fp.Bytes += 8 * float64(np)
 	if b := c.budget(); fp.Bytes > float64(b) {
 		return &BudgetError{Footprint: fp, Budget: b}
+	}
+	return nil
+}
+
+// DataFootprint is the footprint of n float64 values of data that a
+// caller holds beside its models (patterns, queries), for CheckFits; field
+// names what lowers it.
+func DataFootprint(what string, n float64, field string) Footprint {
+	return Footprint{Bytes: 8 * n, Largest: what, Field: field}
+}
+
+// CheckFits returns a *BudgetError, naming the largest part, if the
+// footprints together exceed the budget maxMemory (0: DefaultBudget()).
+// Commands and experiments that generate their own data call it before
+// generating anything.
+func CheckFits(maxMemory int64, parts ...Footprint) error {
+	if maxMemory <= 0 {
+		maxMemory = DefaultBudget()
+	}
+	var sum Footprint
+	largest := -1.0
+	for _, p := range parts {
+		if p.Bytes > largest {
+			sum.Largest, sum.Field, largest = p.Largest, p.Field, p.Bytes
+		}
+		sum.Bytes += p.Bytes
+	}
+	if sum.Bytes > float64(maxMemory) {
+		return &BudgetError{Footprint: sum, Budget: maxMemory}
 	}
 	return nil
 }

@@ -110,6 +110,22 @@ func (g *BinaryGrid) check(name string) error {
 			return fmt.Errorf("%s: projection %v listed twice", name, k)
 		}
 	}
+	// The largest configuration must fit the memory budget: its patterns
+	// and query sets (about 6·K·D values), MrDAM and the largest DrDAM.
+	d, k, y := slices.Max(g.Ds), slices.Max(g.Ks), slices.Max(g.Ys)
+	if d <= 0 || k <= 0 || y <= 0 {
+		return fmt.Errorf("%s: D, K and Y must be positive, found D = %d, K = %d, Y = %d", name, slices.Min(g.Ds), slices.Min(g.Ks), slices.Min(g.Ys))
+	}
+	parts := []dam.Footprint{
+		dam.DataFootprint(fmt.Sprintf("the patterns and queries (6·K·D values, K = %d, D = %d)", k, d), 6*float64(k)*float64(d), "K"),
+		dam.EstimateFootprint(dam.Config{Rep: dam.RepMrDAM, D: d, Beta: 1}, k),
+	}
+	for _, kind := range g.Projections {
+		parts = append(parts, dam.EstimateFootprint(drdamConfig(kind, g.Basis, g.Seed, y, d, g.Precision), 0))
+	}
+	if err := dam.CheckFits(0, parts...); err != nil {
+		return fmt.Errorf("%s: the largest configuration %w", name, err)
+	}
 	return nil
 }
 

@@ -24,6 +24,7 @@ type Demo struct {
 	MaxSteps      int
 	Seed          uint64
 	Precision     dam.Precision // of both models
+	MaxMemory     int64         // memory budget in bytes (0: dam.DefaultBudget)
 }
 
 // DemoRow is the comparison of one DrDAM with MrDAM: the mean errors of
@@ -52,6 +53,19 @@ type DemoResult struct {
 func RunDemo(c Demo, progress func(done, total int)) (*DemoResult, error) {
 	if c.Queries <= 0 || c.Queries > c.K {
 		return nil, fmt.Errorf("demo: %d queries: want 1 to K = %d", c.Queries, c.K)
+	}
+	if c.K <= 0 || c.D <= 0 {
+		return nil, fmt.Errorf("demo: K = %d patterns of dimension D = %d: both must be positive", c.K, c.D)
+	}
+	parts := []dam.Footprint{
+		dam.DataFootprint(fmt.Sprintf("the patterns (K×D = %d×%d)", c.K, c.D), float64(c.K)*float64(c.D)+3*float64(c.Queries)*float64(c.D), "K"),
+		dam.EstimateFootprint(dam.Config{Rep: dam.RepMrDAM, D: c.D, Beta: 1, Precision: c.Precision}, c.K),
+	}
+	for _, y := range c.Ys {
+		parts = append(parts, dam.EstimateFootprint(dam.Config{D: c.D, Beta: 1, Y: y, Basis: c.Basis, Precision: c.Precision}, 0))
+	}
+	if err := dam.CheckFits(c.MaxMemory, parts...); err != nil {
+		return nil, err
 	}
 	xi, err := synth.Binary(c.Seed, c.K, c.D)
 	if err != nil {

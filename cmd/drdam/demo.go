@@ -31,6 +31,7 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	maxSteps := fs.Int("max-steps", 1000, "maximum number of descent steps")
 	seed := fs.Uint64("seed", 1, "seed of the patterns, the corruption and the features")
 	precName := fs.String("precision", "float64", "compute precision of both models: float64 or float32")
+	budget := addBudget(fs)
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
@@ -47,7 +48,7 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 		return err
 	}
 	c := experiment.Demo{D: *d, K: *k, Queries: *nq, Flip: *flip, Beta: *beta, Ys: ylist, Basis: basis,
-		Step: *step, Tol: *tol, MaxSteps: *maxSteps, Seed: *seed, Precision: prec}
+		Step: *step, Tol: *tol, MaxSteps: *maxSteps, Seed: *seed, Precision: prec, MaxMemory: int64(*budget)}
 	if *nq <= 0 || *nq > *k {
 		return usagef("--queries %d: want 1 to K = %d", *nq, *k)
 	}
@@ -55,7 +56,7 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	res, err := experiment.RunDemo(c, func(i, n int) { pr.update("demo: DrDAM row", i, n) })
 	pr.done()
 	if err != nil {
-		return err
+		return budgetHint(err)
 	}
 	printDemo(e.stdout, c, res)
 	return nil
