@@ -236,3 +236,89 @@ func TestUnderUlimit(t *testing.T) {
 		t.Errorf("info on the crafted dense model failed: it should only read the header")
 	}
 }
+
+// TestKilledRuns interrupts drdam add on a 32 MB model while it writes (as
+// soon as its temporary file appears), alternately with SIGINT (the run
+// removes its temporary file and exits 130) and SIGKILL (its temporary
+// file stays, and the next write removes it once it is a second old); the
+// model is never lost or corrupted and counts exactly the additions that
+// finished.
+func TestKilledRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs drdam a dozen times on a 32 MB model")
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", writeCSV(t, dir, "p.csv", "0.5,0.5,0,0\n"), "--out", model, "--y", "2000000", "--projection", "structured")
+	e := writeCSV(t, dir, "e.csv", "0,0.5,0.5,0\n")
+	temps := func() []string { m, _ := filepath.Glob(filepath.Join(dir, ".m.drdam.tmp-*")); return m }
+	finished, interrupted, leftByKill := 0, 0, 0
+	stale := map[string]bool{} // temporary files of killed runs
+	fresh := func() bool {
+		for _, f := range temps() {
+			if !stale[f] {
+				return true
+			}
+		}
+		return false
+	}
+	for i := range 10 {
+		cmd := drdamProcess("add", "--model", model, "--patterns", e)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		sig := os.Interrupt
+		if i%2 == 1 {
+			sig = os.Kill
+		}
+		var err error
+	wait:
+		for {
+			select {
+			case err = <-done:
+				break wait
+			default:
+			}
+			if fresh() {
+				cmd.Process.Signal(sig)
+				err = <-done
+				break
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+		if err == nil {
+			finished++
+			continue
+		}
+		interrupted++
+		if sig == os.Interrupt {
+			if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() != 130 {
+				t.Errorf("run %d: exit code %d after SIGINT, want 130", i, ee.ExitCode())
+			}
+			if fresh() {
+				t.Errorf("run %d: SIGINT left its temporary file: %v", i, temps())
+			}
+		} else {
+			for _, f := range temps() {
+				if !stale[f] {
+					stale[f] = true
+					leftByKill++
+				}
+			}
+		}
+	}
+	if interrupted < 5 {
+		t.Errorf("only %d of 10 runs were interrupted while writing", interrupted)
+	}
+	time.Sleep(1100 * time.Millisecond) // stale files are those untouched for a second
+	mustRun(t, "add", "--model", model, "--patterns", e)
+	if tt := temps(); len(tt) > 0 {
+		t.Errorf("after a finished add, temporary files remain: %v", tt)
+	}
+	if out := mustRun(t, "info", "--model", model); !strings.Contains(out, fmt.Sprintf("patterns K      %d\n", 2+finished)) {
+		t.Errorf("%d adds finished, model says:\n%s", finished, out)
+	}
+	t.Logf("%d of 10 runs interrupted while writing; SIGKILL left %d temporary files, all removed by the next add", interrupted, leftByKill)
+}

@@ -29,7 +29,8 @@ import (
 // process-wide state by nature: a signal ends every write at once.
 var live = struct {
 	sync.Mutex
-	names map[string]bool
+	names  map[string]bool
+	closed bool // RemoveTemps was called: the process is exiting
 }{names: map[string]bool{}}
 
 // RemoveTemps removes the temporary files of the writes in progress and
@@ -38,6 +39,7 @@ var live = struct {
 func RemoveTemps() []string {
 	live.Lock()
 	defer live.Unlock()
+	live.closed = true // no write starts after this
 	var out []string
 	for n := range live.names {
 		if os.Remove(n) == nil {
@@ -102,8 +104,16 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 		perm = fi.Mode().Perm()
 	}
 	removeStale(dir, base)
+	// The file is created and registered under the lock, so that a
+	// RemoveTemps that a signal triggers cannot fall between the two.
+	live.Lock()
+	if live.closed {
+		live.Unlock()
+		return fmt.Errorf("write %s: interrupted", path)
+	}
 	f, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
+		live.Unlock()
 		var pe *os.PathError
 		if errors.As(err, &pe) {
 			err = pe.Err
@@ -111,7 +121,6 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 		return fmt.Errorf("write %s: creating temporary file: %w", path, err)
 	}
 	tmp := f.Name()
-	live.Lock()
 	live.names[tmp] = true
 	live.Unlock()
 	defer func() {

@@ -90,6 +90,10 @@ func TestRemoveTemps(t *testing.T) {
 	}()
 	<-inWrite
 	removed := RemoveTemps()
+	defer func() { live.Lock(); live.closed = false; live.Unlock() }() // for the other tests
+	if err := Write(filepath.Join(dir, "late.csv"), func(io.Writer) error { return nil }); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Errorf("a write after RemoveTemps: err = %v, want it refused", err)
+	}
 	if len(removed) != 1 || !strings.HasPrefix(filepath.Base(removed[0]), tempPrefix("out.csv")) {
 		t.Errorf("RemoveTemps removed %v, want the one temporary file", removed)
 	}
