@@ -71,32 +71,37 @@ func EstimateFootprint(c Config, k int) Footprint {
 	rows := math.Ceil(y/lanes) * lanes
 	// T (float64), its per-row copy in the compute precision, the shift
 	// in float64 and in the compute precision.
-	state := f*8 + f*es + y*8 + rows*es
-	var proj float64
-	var what string
+	parts := []Footprint{{Bytes: f*8 + f*es + y*8 + rows*es, Largest: fmt.Sprintf("T (F = %d values) and its compute copy", c.FeatureDim()), Field: "Y"}}
 	switch {
 	case c.Projection == features.Structured:
 		n := float64(features.SORFBlockSize(c.D))
 		yr := math.Ceil(y/n) * n
-		proj = 4 * yr * (8 + es) // three sign diagonals and the scales, float64 and compute copies
-		what = fmt.Sprintf("the structured projection's diagonals (4·Y = 4·%d values)", c.Y)
+		// Three sign diagonals and the scales, in float64 and in the
+		// compute precision.
+		parts = append(parts, Footprint{Bytes: 4 * yr * (8 + es), Largest: fmt.Sprintf("the structured projection's diagonals (4·Y = 4·%d values)", c.Y), Field: "Y"})
 	case c.OnDemand:
-		proj = onDemandCache + workers*float64(kern.BlockPanels(int(pd)))*lanes*d*8
-		what = "the on-demand projection's cache"
+		parts = append(parts, Footprint{Bytes: onDemandCache + workers*float64(kern.BlockPanels(int(pd)))*lanes*d*8, Largest: "the on-demand projection's cache", Field: "Y"})
 	default:
-		proj = rows * pd * es
-		// Generation buffers: rows of float64 per worker, and for an
+		parts = append(parts, Footprint{Bytes: rows * pd * es, Largest: fmt.Sprintf("the stored projection (Y×D = %d×%d %v)", c.Y, c.D, c.Precision), Field: "Y"})
+		// Generation buffers: rows of float64 per job, and for an
 		// orthogonal projection a D×D block and its rows.
-		gen := workers * 8 * max(float64(1<<20), d)
+		gen := Footprint{Bytes: workers * 8 * max(float64(1<<20), d), Largest: "the buffers that generate the projection", Field: "Y"}
 		if c.Projection == features.Orthogonal {
-			// Each job holds a D×D block and its chunk of rows.
 			active := min(workers, math.Ceil(y/d))
-			gen = active * 8 * (d*d + min(y, d*max(1, math.Floor((1<<20)/(d*d))))*d)
+			gen.Bytes = active * 8 * (d*d + min(y, d*max(1, math.Floor((1<<20)/(d*d))))*d)
+			gen.Largest = fmt.Sprintf("generating the orthogonal projection (a D×D block per job, D = %d)", c.D)
 		}
-		proj += gen
-		what = fmt.Sprintf("the stored projection (Y×D = %d×%d %v)", c.Y, c.D, c.Precision)
+		parts = append(parts, gen)
 	}
-	return Footprint{Bytes: state + proj, Largest: what, Field: "Y"}
+	var fp Footprint
+	largest := -1.0
+	for _, p := range parts {
+		fp.Bytes += p.Bytes
+		if p.Bytes > largest {
+			fp.Largest, fp.Field, largest = p.Largest, p.Field, p.Bytes
+		}
+	}
+	return fp
 }
 
 // BudgetError says that a model would allocate more than its budget.
