@@ -229,7 +229,7 @@ func (c *Completion) StallWarning(res *experiment.CompletionResult) string {
 	for i, q := range st {
 		names[i] = c.Images[q].Name
 	}
-	return fmt.Sprintf("warning: %d of %d DrDAM queries stalled at the clip floor (%s): started with the occluded pixels at %v, φ(x)·T was under ε = %g, "+
+	return fmt.Sprintf("warning: %d of %d DrDAM queries stalled at the clip floor (%s): started from --fill %v, φ(x)·T was under ε = %g, "+
 		"where the gradient is 0, so their completion is the occluded query itself. Start the occluded pixels nearer the images (--fill mean: the mean of the visible pixels) or lower --beta (now %g).",
 		len(st), c.Queries, strings.Join(names, ", "), c.Run.Fill, c.Run.DrDAM.Basis.DefaultEpsilon(), c.Run.Beta)
 }
@@ -325,7 +325,7 @@ func (c *Completion) Table(res *experiment.CompletionResult, dir string) string 
 		fmt.Fprintf(&w, "%-24s %12.2f %12.2f %12.2f %12.5g %12.5g %10v\n", c.Images[q].Name, res.DrToOriginal[q], res.DrToMr[q], res.MrToOriginal[q], res.FinalDr[q], res.FinalMr[q], res.Dr.Outcome[q])
 	}
 	conv, atMax, stalled := res.Dr.Count()
-	fmt.Fprintf(&w, "DrDAM: %d of %d queries stalled at the clip floor (%d converged, %d ran every step); hidden pixels started at %v.\n",
+	fmt.Fprintf(&w, "DrDAM: %d of %d queries stalled at the clip floor (%d converged, %d ran every step); hidden pixels started from --fill %v.\n",
 		stalled, c.Queries, conv, atMax, c.Run.Fill)
 	fmt.Fprintf(&w, "RMSE in 0–255 pixel units over the whole image. T has %d values, the memory matrix %d (%.0f%%). "+
 		"DrDAM: encode %v, descent %v; MrDAM descent %v.\n", res.TSize, res.MemorySize, 100*float64(res.TSize)/float64(res.MemorySize),

@@ -211,7 +211,7 @@ func TestCompleteStalled(t *testing.T) {
 		t.Errorf("rmse.csv (%v):\n%s", err, csvText)
 	}
 	st, out, errOut = drdam(t, append(args, "--fill", "mean", "--out", filepath.Join(dir, "mean"))...)
-	if st != 0 || strings.Contains(errOut, "warning") || !strings.Contains(out, "DrDAM: 0 of 4 queries stalled") || !strings.Contains(out, "started at mean") {
+	if st != 0 || strings.Contains(errOut, "warning") || !strings.Contains(out, "DrDAM: 0 of 4 queries stalled") || !strings.Contains(out, "started from --fill mean") {
 		t.Errorf("--fill mean: status %d, stdout:\n%s\nstderr %q", st, out, errOut)
 	}
 	if st, _, errOut := drdam(t, append(args, "--fill", "grey", "--out", filepath.Join(dir, "x"))...); st != 2 || !strings.Contains(errOut, "--fill") {
