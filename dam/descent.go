@@ -43,12 +43,86 @@ func (o RecallOptions) validate(d int) error {
 	return nil
 }
 
+// Outcome says how the descent of one query ended.
+type Outcome uint8
+
+// The outcomes of a query. A descent decides them in this order, at the
+// step where the query stops:
+//
+//   - Stalled: the query's last evaluation was at the clip floor of a
+//     DrDAM (φ(x)·T < ε, Config.Epsilon; see FloorReporter): the energy
+//     reported there is the floor −log(ε)/β (plus ‖x‖²/2 for the dot
+//     energy), not an estimate of the energy, and the gradient is the
+//     floor's (zero for the L2 energy). The descent stops a query as soon
+//     as it is at the floor and its step would leave it where it is (every
+//     free coordinate bit for bit unchanged, as with the L2 energy's zero
+//     gradient); a query that stops by Tol or MaxSteps while at the floor
+//     (the dot energy's floor still pulls x towards 0) is Stalled too.
+//     MrDAM has no floor, so its queries never stall.
+//   - Converged: the query stopped because |E(x^t) − E(x^(t−1))| < Tol
+//     (at step MaxSteps too, if the last change was below Tol).
+//   - MaxSteps: the query took MaxSteps steps without meeting Tol (every
+//     query ends so with Tol = 0, unless it stalls).
+//
+// The zero value, Running, is the outcome of a query still descending.
+const (
+	Running Outcome = iota
+	Converged
+	MaxSteps
+	Stalled
+)
+
+// String returns "running", "converged", "max-steps" or "stalled".
+func (o Outcome) String() string {
+	switch o {
+	case Running:
+		return "running"
+	case Converged:
+		return "converged"
+	case MaxSteps:
+		return "max-steps"
+	case Stalled:
+		return "stalled"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// FloorReporter is implemented by the models whose energy has a clip floor
+// (DrDAM): EnergyGradFloor is EnergyGrad that also sets floor[b] (length
+// B) to whether query b was at the floor, φ(x_b)·T < ε, where the energy
+// written is the floor's constant and not an estimate (eq. kdam-en with
+// the clip of the paper's code). Descent uses it to report Stalled
+// queries; it must allocate nothing once its workspace has grown.
+type FloorReporter interface {
+	Model
+	EnergyGradFloor(e, grad, x []float64, floor []bool) error
+}
+
 // Result is the outcome of a descent of B queries.
 type Result struct {
-	X         []float64   // B×D final states
-	Steps     []int       // steps taken by each query
-	Energy    [][]float64 // per query, E(x⁰), E(x¹), …, E(x^Steps): Steps+1 values
-	Converged []bool      // whether the query stopped by Tol before MaxSteps
+	X       []float64   // B×D final states
+	Steps   []int       // steps taken by each query
+	Energy  [][]float64 // per query, E(x⁰), E(x¹), …, E(x^Steps): Steps+1 values
+	Outcome []Outcome   // how each query ended (length B; Running while a descent is under way)
+	// Converged[b] is Outcome[b] == Converged, kept for the callers that
+	// only ask that.
+	Converged []bool
+}
+
+// Count returns how many queries of r converged, reached MaxSteps and
+// stalled at the clip floor.
+func (r *Result) Count() (converged, maxSteps, stalled int) {
+	for _, o := range r.Outcome {
+		switch o {
+		case Converged:
+			converged++
+		case MaxSteps:
+			maxSteps++
+		case Stalled:
+			stalled++
+		}
+	}
+	return converged, maxSteps, stalled
 }
 
 // Recall descends the energy of m from the B = len(x0)/D queries x0 (B×D,
@@ -77,6 +151,7 @@ const traceCap = 1024
 // entries, amortized).
 type Descent struct {
 	m   Model
+	fr  FloorReporter // m, if it has a clip floor; else nil
 	opt RecallOptions
 	d   int
 
@@ -84,11 +159,13 @@ type Descent struct {
 	steps     []int
 	trace     [][]float64
 	converged []bool
+	outcome   []Outcome
 	store     []float64 // backing array of the traces
 
 	// The active queries, compacted: slot k holds query idx[k].
 	idx        []int
 	xa, ga, ea []float64
+	fa         []bool // at the clip floor at the last evaluation
 	na, t      int
 }
 
@@ -97,7 +174,8 @@ func NewDescent(m Model, opt RecallOptions) (*Descent, error) {
 	if err := opt.validate(m.Dim()); err != nil {
 		return nil, err
 	}
-	return &Descent{m: m, opt: opt, d: m.Dim()}, nil
+	fr, _ := m.(FloorReporter)
+	return &Descent{m: m, fr: fr, opt: opt, d: m.Dim()}, nil
 }
 
 // Start begins a descent from x0 (B×D), which is copied.
@@ -119,17 +197,21 @@ func (ds *Descent) Start(x0 []float64) error {
 	ds.xa = grow(ds.xa, b*d)
 	ds.ga = grow(ds.ga, b*d)
 	ds.ea = grow(ds.ea, b)
+	ds.fa = growBool(ds.fa, b)
+	clear(ds.fa)
 	ds.store = grow(ds.store, b*l)
 	copy(ds.xa, x0)
 	if cap(ds.steps) < b {
 		ds.steps, ds.converged, ds.idx = make([]int, b), make([]bool, b), make([]int, b)
-		ds.trace = make([][]float64, b)
+		ds.outcome, ds.trace = make([]Outcome, b), make([][]float64, b)
 	}
 	ds.steps, ds.converged, ds.idx, ds.trace = ds.steps[:b], ds.converged[:b], ds.idx[:b], ds.trace[:b]
+	ds.outcome = ds.outcome[:b]
 	for q := range b {
 		ds.idx[q] = q
 		ds.steps[q] = 0
 		ds.converged[q] = false
+		ds.outcome[q] = Running
 		ds.trace[q] = ds.store[q*l : q*l : (q+1)*l]
 	}
 	ds.na, ds.t = b, 0
@@ -143,8 +225,9 @@ func (ds *Descent) Active() int { return ds.na }
 func (ds *Descent) Iteration() int { return ds.t }
 
 // Step evaluates the energy (and gradient) of every active query, records
-// it, retires the queries that converged or reached MaxSteps, and moves the
-// others one step. It reports whether the descent is over.
+// it, retires the queries that converged, reached MaxSteps or stalled at
+// the clip floor (see Outcome), and moves the others one step. It reports
+// whether the descent is over.
 func (ds *Descent) Step() (done bool, err error) {
 	if ds.na == 0 {
 		return true, nil
@@ -154,10 +237,14 @@ func (ds *Descent) Step() (done bool, err error) {
 	if last {
 		grad = nil // the final energies only
 	}
-	if err := ds.m.EnergyGrad(ds.ea[:na], grad, ds.xa[:na*d]); err != nil {
+	if ds.fr != nil {
+		err = ds.fr.EnergyGradFloor(ds.ea[:na], grad, ds.xa[:na*d], ds.fa[:na])
+	} else {
+		err = ds.m.EnergyGrad(ds.ea[:na], grad, ds.xa[:na*d])
+	}
+	if err != nil {
 		return false, fmt.Errorf("step %d: %w", ds.t, err)
 	}
-	eta, clamp, box := ds.opt.Step, ds.opt.Clamp, ds.opt.Box
 	for k := 0; k < ds.na; {
 		q, e := ds.idx[k], ds.ea[k]
 		if math.IsNaN(e) || math.IsInf(e, 0) {
@@ -166,26 +253,53 @@ func (ds *Descent) Step() (done bool, err error) {
 		tr := ds.trace[q]
 		conv := ds.opt.Tol > 0 && len(tr) > 0 && math.Abs(e-tr[len(tr)-1]) < ds.opt.Tol
 		ds.trace[q] = append(tr, e)
-		if conv || last {
-			ds.steps[q], ds.converged[q] = ds.t, conv
-			ds.retire(k)
+		switch {
+		case conv || last:
+			o := MaxSteps
+			if conv {
+				o = Converged
+			}
+			ds.stop(k, o)
 			continue // slot k now holds another query
-		}
-		xr, g := ds.xa[k*d:(k+1)*d], ds.ga[k*d:(k+1)*d]
-		for i := range xr {
-			if clamp != nil && clamp[i] {
-				continue
-			}
-			v := xr[i] - eta*g[i]
-			if box != nil {
-				v = min(max(v, box.Lo), box.Hi)
-			}
-			xr[i] = v
+		case !ds.move(k) && ds.fa[k]:
+			ds.stop(k, Stalled) // it would sit at the floor for good
+			continue
 		}
 		k++
 	}
 	ds.t++
 	return ds.na == 0, nil
+}
+
+// move takes the step of active slot k and reports whether any coordinate
+// changed.
+func (ds *Descent) move(k int) bool {
+	d, eta, clamp, box := ds.d, ds.opt.Step, ds.opt.Clamp, ds.opt.Box
+	xr, g := ds.xa[k*d:(k+1)*d], ds.ga[k*d:(k+1)*d]
+	moved := false
+	for i := range xr {
+		if clamp != nil && clamp[i] {
+			continue
+		}
+		v := xr[i] - eta*g[i]
+		if box != nil {
+			v = min(max(v, box.Lo), box.Hi)
+		}
+		moved = moved || v != xr[i]
+		xr[i] = v
+	}
+	return moved
+}
+
+// stop records the outcome o of the query in slot k after ds.t steps
+// (Stalled if it was at the clip floor) and retires it.
+func (ds *Descent) stop(k int, o Outcome) {
+	q := ds.idx[k]
+	if ds.fa[k] {
+		o = Stalled
+	}
+	ds.steps[q], ds.outcome[q], ds.converged[q] = ds.t, o, o == Converged
+	ds.retire(k)
 }
 
 // retire copies the state of slot k to its query's final state and moves
@@ -196,6 +310,7 @@ func (ds *Descent) retire(k int) {
 	if k != l {
 		ds.idx[k] = ds.idx[l]
 		ds.ea[k] = ds.ea[l]
+		ds.fa[k] = ds.fa[l]
 		copy(ds.xa[k*d:(k+1)*d], ds.xa[l*d:(l+1)*d])
 		copy(ds.ga[k*d:(k+1)*d], ds.ga[l*d:(l+1)*d])
 	}
@@ -215,5 +330,5 @@ func (ds *Descent) Run() error {
 // Result returns the outcome so far. Its slices alias the descent's
 // buffers: they are valid until the next Start.
 func (ds *Descent) Result() *Result {
-	return &Result{X: ds.x, Steps: ds.steps, Energy: ds.trace, Converged: ds.converged}
+	return &Result{X: ds.x, Steps: ds.steps, Energy: ds.trace, Outcome: ds.outcome, Converged: ds.converged}
 }

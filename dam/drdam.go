@@ -32,7 +32,7 @@ type DrDAM struct {
 
 // drEngine is the compute state of a DrDAM in one precision.
 type drEngine interface {
-	energyGrad(m *DrDAM, e, grad, x []float64) error
+	energyGrad(m *DrDAM, e, grad, x []float64, floor []bool) error
 	update(m *DrDAM, patterns, lw []float64, sign float64)
 	invalidate()     // T changed
 	share() drEngine // a fresh engine on the same projection layout
@@ -406,15 +406,29 @@ func (m *DrDAM) Merge(other Memory) error {
 }
 
 // EnergyGrad writes the energies of the B = len(e) queries x (B×D) into e
-// and, unless grad is nil, their gradients into grad (B×D).
-func (m *DrDAM) EnergyGrad(e, grad, x []float64) error {
+// and, unless grad is nil, their gradients into grad (B×D) (eq. kdam-en,
+// eq. kdam-grad). Where φ(x)·T falls under the clip floor ε
+// (Config.Epsilon) the energy written is the floor −log(ε)/β (plus
+// ‖x‖²/2 for the dot energy) and the gradient the floor's (0, or x):
+// EnergyGradFloor says which queries that was.
+func (m *DrDAM) EnergyGrad(e, grad, x []float64) error { return m.EnergyGradFloor(e, grad, x, nil) }
+
+// EnergyGradFloor is EnergyGrad that also sets floor[b], for each of the B
+// queries, to whether φ(x_b)·T was under the clip floor ε, so that e[b] is
+// the floor's constant and not an estimate of the energy. floor may be nil
+// (EnergyGrad); otherwise it has length B. It implements FloorReporter and
+// allocates no more than EnergyGrad.
+func (m *DrDAM) EnergyGradFloor(e, grad, x []float64, floor []bool) error {
 	if _, err := checkBatch(e, grad, x, m.cfg); err != nil {
 		return err
+	}
+	if floor != nil && len(floor) != len(e) {
+		return fmt.Errorf("floor buffer has %d entries, want B = %d", len(floor), len(e))
 	}
 	if m.count == 0 {
 		return ErrEmpty
 	}
-	if err := m.eng.energyGrad(m, e, grad, x); err != nil {
+	if err := m.eng.energyGrad(m, e, grad, x, floor); err != nil {
 		return err
 	}
 	if i := firstNonFinite(e); i >= 0 {
@@ -424,10 +438,14 @@ func (m *DrDAM) EnergyGrad(e, grad, x []float64) error {
 }
 
 // finish writes the energy of query r from log(φ(x)·T) = logS, or the
-// clipped energy and gradient, and reports whether the gradient row is done
-// (no gradient wanted, or clipped).
-func (m *DrDAM) finish(e, grad, x []float64, r int, clipped bool, logS, xsq float64) bool {
+// clipped energy and gradient, records in floor (if not nil) whether it was
+// clipped, and reports whether the gradient row is done (no gradient
+// wanted, or clipped).
+func (m *DrDAM) finish(e, grad, x []float64, floor []bool, r int, clipped bool, logS, xsq float64) bool {
 	d, beta := m.cfg.D, m.cfg.Beta
+	if floor != nil {
+		floor[r] = clipped
+	}
 	if !clipped {
 		e[r] = -logS / beta
 		return grad == nil
@@ -515,7 +533,7 @@ func (c *drCompute[T]) params(m *DrDAM) *rowParams[T] {
 	return p
 }
 
-func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
+func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64, floor []bool) error {
 	p := c.params(m)
 	w, release := c.ws.get()
 	defer release()
@@ -542,7 +560,7 @@ func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
 			} else {
 				clipped = !(s > 0) || math.Log(s)+extra < math.Log(eps)
 			}
-			if m.finish(e, grad, x, r, clipped, math.Log(s)+m.logScale, w.xsq[r]) {
+			if m.finish(e, grad, x, floor, r, clipped, math.Log(s)+m.logScale, w.xsq[r]) {
 				continue
 			}
 			g := grad[r*d : (r+1)*d]
@@ -568,7 +586,7 @@ func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64) error {
 			arg += beta * w.xsq[r] / 2
 		}
 		clipped := math.IsInf(logS, -1) || (eps > 0 && arg < math.Log(eps))
-		if m.finish(e, grad, x, r, clipped, logS, w.xsq[r]) {
+		if m.finish(e, grad, x, floor, r, clipped, logS, w.xsq[r]) {
 			continue
 		}
 		g, xr := grad[r*d:(r+1)*d], x[r*d:(r+1)*d]
@@ -706,4 +724,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	task.Run(kern.Groups(nb))
 }
 
-var _ Memory = (*DrDAM)(nil)
+var (
+	_ Memory        = (*DrDAM)(nil)
+	_ FloorReporter = (*DrDAM)(nil)
+)

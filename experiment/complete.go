@@ -11,13 +11,20 @@ import (
 
 // Completion configures an image-completion run (Fig. 1, 2 and 4B): the
 // Stored patterns are stored in an MrDAM and in a DrDAM, the Queries are
-// occluded (their hidden coordinates set to 0, as in the paper) and both
-// models descend from them with the visible coordinates clamped.
+// occluded (their hidden coordinates set by Fill: 0 by default, as in the
+// paper) and both models descend from them with the visible coordinates
+// clamped.
 type Completion struct {
 	D       int
 	Stored  []float64 // K×D patterns in [0, 1/√D]^D
 	Queries []float64 // B×D originals of the queries, usually stored ones
 	Visible []bool    // length D: true where the query is kept and clamped
+	// Fill is what the hidden coordinates start at; Channels (0 or 1: one)
+	// is the number of interleaved channels of a pattern (3 for the
+	// H×W×3 images), coordinate i being of channel i mod Channels, for the
+	// fills that average per channel.
+	Fill     Fill
+	Channels int
 	// DrDAM is the configuration of the DrDAM (D and β are set from
 	// here). Beta is the inverse temperature of both models.
 	DrDAM dam.Config
@@ -33,10 +40,92 @@ type Completion struct {
 	SkipMrDAM bool
 }
 
+// Fill is what the hidden coordinates of an occluded query start at.
+type Fill int
+
+// The fills. FillZero is the paper's (black pixels); at a high β it can
+// put a DrDAM's φ(x)·T under its clip floor, where the query stalls (see
+// dam.Stalled): the farther the hidden part of the stored pattern is from
+// 0 (bright images), the likelier. The other two start nearer to every
+// stored pattern.
+const (
+	FillZero       Fill = iota // 0
+	FillMean                   // the mean of the query's visible coordinates of the same channel
+	FillStoredMean             // the mean of the stored patterns at that coordinate (which a DrDAM alone does not know)
+)
+
+var fillNames = []string{FillZero: "zero", FillMean: "mean", FillStoredMean: "stored-mean"}
+
+// String returns the fill's name: zero, mean or stored-mean.
+func (f Fill) String() string {
+	if f >= 0 && int(f) < len(fillNames) {
+		return fillNames[f]
+	}
+	return fmt.Sprintf("Fill(%d)", int(f))
+}
+
+// ParseFill returns the fill named s (zero, mean or stored-mean).
+func ParseFill(s string) (Fill, error) {
+	for i, n := range fillNames {
+		if s == n {
+			return Fill(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown fill %q: want zero, mean or stored-mean", s)
+}
+
+// occlude writes the starting points of the queries into dst (B×D): the
+// visible coordinates of each query, the hidden ones filled by c.Fill.
+func (c *Completion) occlude(dst []float64) error {
+	d, ch := c.D, max(c.Channels, 1)
+	if d%ch != 0 {
+		return fmt.Errorf("complete: D = %d is not a multiple of %d channels", d, ch)
+	}
+	var stored []float64 // FillStoredMean: the mean stored pattern
+	if c.Fill == FillStoredMean {
+		k := len(c.Stored) / d
+		stored = make([]float64, d)
+		for mu := range k {
+			for i, v := range c.Stored[mu*d : (mu+1)*d] {
+				stored[i] += v / float64(k)
+			}
+		}
+	}
+	sum, n := make([]float64, ch), make([]int, ch)
+	for q := range len(c.Queries) / d {
+		x, out := c.Queries[q*d:(q+1)*d], dst[q*d:(q+1)*d]
+		clear(sum)
+		clear(n)
+		for i, v := range x {
+			if c.Visible[i] {
+				sum[i%ch] += v
+				n[i%ch]++
+			}
+		}
+		for i, v := range x {
+			switch {
+			case c.Visible[i]:
+				out[i] = v
+			case c.Fill == FillZero:
+				out[i] = 0
+			case c.Fill == FillStoredMean:
+				out[i] = stored[i]
+			case c.Fill == FillMean && n[i%ch] > 0:
+				out[i] = sum[i%ch] / float64(n[i%ch])
+			case c.Fill == FillMean:
+				out[i] = 0 // nothing visible in this channel
+			default:
+				return fmt.Errorf("complete: unknown fill %v", c.Fill)
+			}
+		}
+	}
+	return nil
+}
+
 // CompletionResult is the outcome of Complete.
 type CompletionResult struct {
 	Occluded []float64   // B×D starting points
-	Dr, Mr   *dam.Result // the descents (Mr is nil with SkipMrDAM)
+	Dr, Mr   *dam.Result // the descents (Mr is nil with SkipMrDAM); Dr.Outcome says which stalled at the clip floor
 	// RMSEs in 0–255 pixel units over the whole pattern (the visible part
 	// is clamped, so it contributes 0), one per query, after clipping the
 	// fixed points to [0, 1/√D] as an image would be.
@@ -60,10 +149,8 @@ func Complete(c Completion) (*CompletionResult, error) {
 	}
 	b := len(c.Queries) / d
 	res := &CompletionResult{Occluded: make([]float64, len(c.Queries)), MemorySize: len(c.Stored)}
-	for i, v := range c.Queries {
-		if c.Visible[i%d] {
-			res.Occluded[i] = v
-		}
+	if err := c.occlude(res.Occluded); err != nil {
+		return nil, err
 	}
 	hi := 1 / math.Sqrt(float64(d))
 	opt := dam.RecallOptions{Step: c.Step, MaxSteps: c.MaxSteps, Tol: c.Tol, Clamp: c.Visible}
@@ -120,4 +207,16 @@ func Complete(c Completion) (*CompletionResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// Stalled returns the queries (counted from 0) whose DrDAM descent stalled
+// at the clip floor (dam.Stalled): their completion is where they started.
+func (r *CompletionResult) Stalled() []int {
+	var s []int
+	for q, o := range r.Dr.Outcome {
+		if o == dam.Stalled {
+			s = append(s, q)
+		}
+	}
+	return s
 }

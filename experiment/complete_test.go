@@ -60,3 +60,47 @@ func testComplete(t *testing.T, dataSeed, seed uint64) {
 		t.Error("a mask of the wrong length was accepted")
 	}
 }
+
+// TestFill: the starting points of each fill, on two queries of two
+// pixels of two channels (D = 4, coordinate i of channel i mod 2) with
+// the second pixel hidden. The values are sums of two or three numbers
+// of the form k/8, exact in binary, so they are compared exactly.
+func TestFill(t *testing.T) {
+	stored := []float64{
+		0.5, 0.25, 0.125, 0.375, // pixel 0 (channels 0, 1), pixel 1
+		0.25, 0.75, 0.625, 0.125,
+	}
+	vis := []bool{true, true, false, false}
+	for _, c := range []struct {
+		fill Fill
+		want []float64
+	}{
+		{FillZero, []float64{0.5, 0.25, 0, 0, 0.25, 0.75, 0, 0}},
+		// Per channel, the mean of the query's one visible pixel.
+		{FillMean, []float64{0.5, 0.25, 0.5, 0.25, 0.25, 0.75, 0.25, 0.75}},
+		// The mean stored pattern's hidden pixel: (0.125+0.625)/2, (0.375+0.125)/2.
+		{FillStoredMean, []float64{0.5, 0.25, 0.375, 0.25, 0.25, 0.75, 0.375, 0.25}},
+	} {
+		cp := Completion{D: 4, Stored: stored, Queries: stored, Visible: vis, Fill: c.fill, Channels: 2}
+		got := make([]float64, 8)
+		if err := cp.occlude(got); err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%v: start %v, want %v", c.fill, got, c.want)
+				break
+			}
+		}
+		if f, err := ParseFill(c.fill.String()); err != nil || f != c.fill {
+			t.Errorf("ParseFill(%q) = %v, %v", c.fill.String(), f, err)
+		}
+	}
+	if _, err := ParseFill("grey"); err == nil {
+		t.Error("ParseFill(grey): no error")
+	}
+	cp := Completion{D: 4, Stored: stored, Queries: stored, Visible: vis, Channels: 3}
+	if err := cp.occlude(make([]float64, 8)); err == nil {
+		t.Error("D = 4 in 3 channels: no error")
+	}
+}

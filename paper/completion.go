@@ -56,6 +56,10 @@ type ImageSpec struct {
 	Steps         int
 	Tol           float64 // stop a query when its energy changes by less (0: every step)
 	Box           bool    // clip free pixels to [0, 1/√D] after each step
+	// Fill is what the hidden pixels start at: zero (the paper; "" too),
+	// mean (the mean of the query's visible pixels, per channel) or
+	// stored-mean (the mean stored image); see experiment.Fill.
+	Fill string
 }
 
 // DefaultImageSpec returns the settings every image command shares: the
@@ -65,7 +69,7 @@ type ImageSpec struct {
 // and the box on.
 func DefaultImageSpec() ImageSpec {
 	return ImageSpec{Size: "64x64", Occlude: "bottom:0.67", Beta: 60, Y: 180000, Basis: "sincos", Projection: "structured",
-		Precision: "float32", Step: 0.1, Steps: 300, Box: true}
+		Precision: "float32", Step: 0.1, Steps: 300, Box: true, Fill: "zero"}
 }
 
 // Completion is a loaded image completion, ready to run.
@@ -101,6 +105,12 @@ func (s ImageSpec) Load() (*Completion, error) {
 	if err != nil {
 		return nil, err
 	}
+	fill := experiment.FillZero
+	if s.Fill != "" {
+		if fill, err = experiment.ParseFill(s.Fill); err != nil {
+			return nil, &SpecError{"--fill: " + err.Error()}
+		}
+	}
 	ims, err := s.loadImages(h, w)
 	if err != nil {
 		return nil, err
@@ -120,7 +130,7 @@ func (s ImageSpec) Load() (*Completion, error) {
 		nq = min(nq, s.Queries)
 	}
 	return &Completion{H: h, W: w, Images: ims, Queries: nq, Occlude: s.Occlude, Run: experiment.Completion{
-		D: d, Stored: x, Queries: x[:nq*d], Visible: vis, DrDAM: cfg, Beta: s.Beta,
+		D: d, Stored: x, Queries: x[:nq*d], Visible: vis, Fill: fill, Channels: imageio.Channels, DrDAM: cfg, Beta: s.Beta,
 		Step: s.Step, MaxSteps: s.Steps, Tol: s.Tol, Box: s.Box,
 	}}, nil
 }
@@ -198,10 +208,30 @@ func RunCompletion(c *Completion, dir, title string, log io.Writer) (*experiment
 	if err != nil {
 		return nil, err
 	}
+	if w := c.StallWarning(res); w != "" {
+		fmt.Fprintln(log, w)
+	}
 	if err := c.write(res, dir, title); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// StallWarning returns "" if no DrDAM query of res stalled at the clip
+// floor, else a warning that names them and the remedies (measured in
+// docs/reliability.md).
+func (c *Completion) StallWarning(res *experiment.CompletionResult) string {
+	st := res.Stalled()
+	if len(st) == 0 {
+		return ""
+	}
+	names := make([]string, len(st))
+	for i, q := range st {
+		names[i] = c.Images[q].Name
+	}
+	return fmt.Sprintf("warning: %d of %d DrDAM queries stalled at the clip floor (%s): started from --fill %v, φ(x)·T was under ε = %g, "+
+		"where the gradient is 0, so their completion is the occluded query itself. Start the occluded pixels nearer the images (--fill mean: the mean of the visible pixels) or lower --beta (now %g).",
+		len(st), c.Queries, strings.Join(names, ", "), c.Run.Fill, c.Run.DrDAM.Basis.DefaultEpsilon(), c.Run.Beta)
 }
 
 // image returns the pattern x as an image of the completion's size.
@@ -220,7 +250,11 @@ func (c *Completion) write(res *experiment.CompletionResult, dir, title string) 
 		ColTitles: []string{"occluded query", "DrDAM", "MrDAM", "original"}}
 	for q := range c.Queries {
 		name := c.Images[q].Name
-		g.RowLabels = append(g.RowLabels, fmt.Sprintf("%s\nDrDAM–MrDAM %.1f\nDrDAM–orig. %.1f", name, res.DrToMr[q], res.DrToOriginal[q]))
+		label := fmt.Sprintf("%s\nDrDAM–MrDAM %.1f\nDrDAM–orig. %.1f", name, res.DrToMr[q], res.DrToOriginal[q])
+		if res.Dr.Outcome[q] == dam.Stalled {
+			label += "\nDrDAM stalled"
+		}
+		g.RowLabels = append(g.RowLabels, label)
 		g.Cells = append(g.Cells, []image.Image{
 			c.image(res.Occluded[q*d : (q+1)*d]), c.image(res.Dr.X[q*d : (q+1)*d]),
 			c.image(res.Mr.X[q*d : (q+1)*d]), c.Images[q].RGBA(),
@@ -234,11 +268,12 @@ func (c *Completion) write(res *experiment.CompletionResult, dir, title string) 
 	}
 	return atomicfile.Write(filepath.Join(dir, "rmse.csv"), func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"image", "rmse_drdam_original", "rmse_drdam_mrdam", "rmse_mrdam_original", "energy_drdam_final", "energy_mrdam_final", "mrdam_energy_at_drdam", "steps_drdam", "steps_mrdam"})
+		cw.Write([]string{"image", "rmse_drdam_original", "rmse_drdam_mrdam", "rmse_mrdam_original", "energy_drdam_final", "energy_mrdam_final", "mrdam_energy_at_drdam", "steps_drdam", "steps_mrdam", "outcome_drdam", "outcome_mrdam"})
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
 		for q := range c.Queries {
 			cw.Write([]string{c.Images[q].Name, g(res.DrToOriginal[q]), g(res.DrToMr[q]), g(res.MrToOriginal[q]),
-				g(res.FinalDr[q]), g(res.FinalMr[q]), g(res.TrueAtDr[q]), strconv.Itoa(res.Dr.Steps[q]), strconv.Itoa(res.Mr.Steps[q])})
+				g(res.FinalDr[q]), g(res.FinalMr[q]), g(res.TrueAtDr[q]), strconv.Itoa(res.Dr.Steps[q]), strconv.Itoa(res.Mr.Steps[q]),
+				res.Dr.Outcome[q].String(), res.Mr.Outcome[q].String()})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -285,10 +320,13 @@ func (c *Completion) energyFigure(res *experiment.CompletionResult) *plots.Figur
 // completion written into dir, as drdam complete prints them.
 func (c *Completion) Table(res *experiment.CompletionResult, dir string) string {
 	var w strings.Builder
-	fmt.Fprintf(&w, "%-24s %12s %12s %12s %12s %12s\n", "image", "DrDAM–orig.", "DrDAM–MrDAM", "MrDAM–orig.", "E DrDAM", "E MrDAM")
+	fmt.Fprintf(&w, "%-24s %12s %12s %12s %12s %12s %10s\n", "image", "DrDAM–orig.", "DrDAM–MrDAM", "MrDAM–orig.", "E DrDAM", "E MrDAM", "DrDAM end")
 	for q := range c.Queries {
-		fmt.Fprintf(&w, "%-24s %12.2f %12.2f %12.2f %12.5g %12.5g\n", c.Images[q].Name, res.DrToOriginal[q], res.DrToMr[q], res.MrToOriginal[q], res.FinalDr[q], res.FinalMr[q])
+		fmt.Fprintf(&w, "%-24s %12.2f %12.2f %12.2f %12.5g %12.5g %10v\n", c.Images[q].Name, res.DrToOriginal[q], res.DrToMr[q], res.MrToOriginal[q], res.FinalDr[q], res.FinalMr[q], res.Dr.Outcome[q])
 	}
+	conv, atMax, stalled := res.Dr.Count()
+	fmt.Fprintf(&w, "DrDAM: %d of %d queries stalled at the clip floor (%d converged, %d ran every step); hidden pixels started from --fill %v.\n",
+		stalled, c.Queries, conv, atMax, c.Run.Fill)
 	fmt.Fprintf(&w, "RMSE in 0–255 pixel units over the whole image. T has %d values, the memory matrix %d (%.0f%%). "+
 		"DrDAM: encode %v, descent %v; MrDAM descent %v.\n", res.TSize, res.MemorySize, 100*float64(res.TSize)/float64(res.MemorySize),
 		res.EncodeTime.Round(time.Millisecond), res.DrTime.Round(time.Millisecond), res.MrTime.Round(time.Millisecond))

@@ -87,6 +87,9 @@ func RunImageExperiment(x *Experiment, c *Completion, dir string, log io.Writer)
 	}
 	r := &Result{Exp: x, Dir: dir, Figures: []string{"grid.png", "energy.png"}, Elapsed: time.Since(start), Text: c.Table(res, dir)}
 	r.Findings = x.Judge(c, res)
+	if len(res.Stalled()) > 0 {
+		r.Findings = append(r.Findings, stallFinding(c, res))
+	}
 	run, dr := &c.Run, c.Run.DrDAM
 	r.Summary = fmt.Sprintf("%d photos of %dx%d stored (D = %d); %d completed with occlusion %s; β = %g; DrDAM with Y = %d %v features (%v projection, %v): "+
 		"T has %d values against %d in the memory matrix (%.0f%%). DrDAM encoded in %v and descended %d steps in %v; MrDAM in %v.",
@@ -97,6 +100,20 @@ func RunImageExperiment(x *Experiment, c *Completion, dir string, log io.Writer)
 		return nil, err
 	}
 	return r, nil
+}
+
+// stallFinding reports the DrDAM queries of res that stalled at the clip
+// floor: their completions are the occluded queries themselves, which the
+// other findings' RMSEs count as failures without saying why.
+func stallFinding(c *Completion, res *experiment.CompletionResult) Finding {
+	st := res.Stalled()
+	f := Finding{Name: "clip floor", Claim: "every DrDAM query descends (none sits at the clip floor φ(x)·T < ε, where its gradient is 0)",
+		Rule: "no DrDAM query ends stalled at the clip floor (dam.Stalled)", Verdict: verdictOf(len(st) == 0)}
+	for _, q := range st {
+		f.Details = append(f.Details, fmt.Sprintf("%s: stalled after %d steps", c.Images[q].Name, res.Dr.Steps[q]))
+	}
+	f.Details = append(f.Details, c.StallWarning(res))
+	return f
 }
 
 // verdictOf returns Holds or DoesNotHold.

@@ -75,8 +75,9 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 	}
 	tbl.WriteString("   (RMSE of DrDAM's completion to MrDAM's, 0–255 units)\n")
 	falls := 0
+	var stalled []string // the cells whose DrDAM query stalled at the clip floor
 	for bi, beta := range sw.Betas {
-		row, rm, err := c.sweepRow(beta, sw.Ys, orig, func(yi int) {
+		row, rm, st, err := c.sweepRow(beta, sw.Ys, orig, func(yi int) {
 			if progress != nil {
 				progress(bi*len(sw.Ys)+yi, len(sw.Betas)*len(sw.Ys), fmt.Sprintf("fig4b: β = %g, Y = %d", beta, sw.Ys[yi]))
 			}
@@ -94,9 +95,20 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 		if rm[len(rm)-1] < rm[0] {
 			falls++
 		}
+		for yi, ok := range st {
+			if ok {
+				stalled = append(stalled, fmt.Sprintf("β = %g, Y = %d", beta, sw.Ys[yi]))
+			}
+		}
 		fnd.Details = append(fnd.Details, fmt.Sprintf("β = %g: RMSE to MrDAM from %.1f (Y = %s) to %.1f (Y = %s)", beta, rm[0], fmt.Sprint(sw.Ys[0]), rm[len(rm)-1], fmt.Sprint(sw.Ys[len(sw.Ys)-1])))
 	}
 	fnd.Verdict = share(falls, len(sw.Betas))
+	if len(stalled) > 0 {
+		note := fmt.Sprintf("DrDAM stalled at the clip floor (φ(x)·T < ε, gradient 0: the completion is the occluded query) at %s; start the hidden pixels nearer (--fill mean) or lower β\n",
+			strings.Join(stalled, "; "))
+		tbl.WriteString(note)
+		fnd.Details = append(fnd.Details, note)
+	}
 	if err := g.Save(filepath.Join(dir, "grid.png")); err != nil {
 		return nil, err
 	}
@@ -116,11 +128,13 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 
 // sweepRow completes the query of c at beta with MrDAM and with a DrDAM at
 // each Y, and returns the row of the grid (occluded query, DrDAM at each
-// Y, MrDAM, original) and the RMSEs of DrDAM's completions to MrDAM's.
-func (c *Completion) sweepRow(beta float64, ys []int, orig *imageio.Image, step func(yi int)) ([]image.Image, []float64, error) {
+// Y, MrDAM, original), the RMSEs of DrDAM's completions to MrDAM's and
+// whether each DrDAM's query stalled at the clip floor.
+func (c *Completion) sweepRow(beta float64, ys []int, orig *imageio.Image, step func(yi int)) ([]image.Image, []float64, []bool, error) {
 	d := c.Run.D
 	var row []image.Image
 	var mrX, rm []float64
+	var stalled []bool
 	for yi, y := range ys {
 		step(yi)
 		run := c.Run
@@ -129,8 +143,9 @@ func (c *Completion) sweepRow(beta float64, ys []int, orig *imageio.Image, step 
 		run.SkipMrDAM = yi > 0
 		res, err := experiment.Complete(run)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
+		stalled = append(stalled, len(res.Stalled()) > 0)
 		if yi == 0 {
 			mrX = slices.Clone(res.Mr.X)
 			row = append(row, c.image(res.Occluded))
@@ -138,5 +153,5 @@ func (c *Completion) sweepRow(beta float64, ys []int, orig *imageio.Image, step 
 		row = append(row, c.image(res.Dr.X))
 		rm = append(rm, metrics.RMSE255(metrics.ClipUnit(res.Dr.X, d), metrics.ClipUnit(mrX, d), d, nil))
 	}
-	return append(row, c.image(mrX), orig.RGBA()), rm, nil
+	return append(row, c.image(mrX), orig.RGBA()), rm, stalled, nil
 }

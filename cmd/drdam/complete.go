@@ -36,6 +36,8 @@ func addImageFlags(fs *flags, d paper.ImageSpec) *imageFlags {
 	fs.Float64Var(&s.Step, "step", d.Step, "descent step η")
 	fs.IntVar(&s.Steps, "steps", d.Steps, "descent steps L (the paper runs a fixed number)")
 	fs.Float64Var(&s.Tol, "tol", d.Tol, "stop a query when its energy changes by less than this (0: run every step)")
+	fs.StringVar(&s.Fill, "fill", d.Fill, "what the occluded pixels start at: zero (black, the paper's), mean (the mean of the query's visible pixels, per colour channel) or stored-mean (the mean stored image, which a DrDAM alone would not know); "+
+		"zero at a high β can leave a DrDAM query under its clip floor, where it stalls (see drdam complete --help)")
 	fs.BoolVar(&s.Box, "box", d.Box, "clip free pixels to the image range [0, 1/√D] after each step (without it, DrDAM's noisy gradient can carry a far query out of range for good)")
 	if d.FallbackCIFAR != "" {
 		fs.Lookup("cifar").Usage += " (default: " + d.FallbackCIFAR + " when no --images or --tiny-imagenet is given)"
@@ -62,6 +64,15 @@ with the visible pixels clamped, and writes to --out:
                original, and the final energies
 Images are scaled to cover --size and centre-cropped; a pattern is the
 H×W×3 pixels, each v/255/√D, so that it lies in [0, 1/√D]^D.
+
+The occluded pixels start black (--fill zero, the paper's). For a bright
+image at a high β that start can be so far from every stored image that
+DrDAM's φ(x)·T falls under its clip floor ε: there the gradient is 0 and
+the query stalls, its completion the occluded query itself. The table's
+"DrDAM end" column and a warning on stderr say so; --fill mean (start at
+the mean of the query's visible pixels, per channel) avoids it, as does a
+lower --beta, which blurs MrDAM's completions too (docs/reliability.md
+has the measurements).
 
 Example:
   drdam complete --images ~/Pictures/holiday --n 8 --occlude bottom:0.5`)

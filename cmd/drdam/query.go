@@ -15,7 +15,14 @@ import (
 func runEnergy(e *env, args []string) error {
 	fs := newFlags("energy", "", `
 Evaluate a model's energy, and optionally its gradient, at each query
-(one per row). Without --out the energies are printed, one per line.`)
+(one per row). Without --out the energies are printed, one per line.
+
+A DrDAM clips φ(x)·T at a floor ε (--eps of encode; 1e-5 for cos and
+sincos): where a query's φ(x)·T falls under it (the query is far from every
+stored pattern at this β, or the kernel estimate's noise at this Y swamps
+it), the energy written is the floor −log(ε)/β (plus ½‖x‖² for the dot
+energy), not an energy, and the gradient is the floor's (0 for l2). The
+command then warns on stderr, naming the rows (counted from 1).`)
 	model := fs.String("model", "", "model file")
 	queries := fs.String("queries", "", "file of queries, one per row")
 	out := fs.String("out", "", "file for the energies (a vector of length B; .npy, .csv, ...)")
@@ -34,9 +41,11 @@ Evaluate a model's energy, and optionally its gradient, at each query
 	if *grad != "" {
 		g = make([]float64, len(q.Data))
 	}
-	if err := m.EnergyGrad(en, g, q.Data); err != nil {
+	floor, err := energyGrad(m, en, g, q.Data)
+	if err != nil {
 		return fmt.Errorf("%s: %w", *queries, err)
 	}
+	floorWarning(e.stderr, "energy", *queries, floor, m.Config())
 	if *out != "" {
 		if err := dataio.WriteVector(*out, en); err != nil {
 			return err
@@ -59,10 +68,18 @@ per row) until |E(t) − E(t−1)| < --tol or --max-steps steps. Coordinates
 where the mask is true (nonzero) are clamped: they keep their value, as the
 visible pixels of an occluded image.
 
+Each query ends in one of three ways, which the summary counts:
+converged (|ΔE| < --tol), reached --max-steps, or stalled at the clip floor
+(a DrDAM only: φ(x)·T fell under ε, see drdam energy --help; there the
+energy is a constant and, for the l2 energy, the gradient is 0, so the
+query stops where it is: the descent retires it at once). Stalled rows are
+also named in a warning on stderr.
+
 Outputs: --out the final states (B×D); --steps the steps taken by each
-query; --trace the energy before each step and at the end, a B×(max steps
-taken + 1) matrix in which a query that stopped earlier repeats its final
-energy.`)
+query; --outcome how each query ended, a vector of codes 1 = converged,
+2 = reached --max-steps, 3 = stalled at the clip floor; --trace the energy
+before each step and at the end, a B×(max steps taken + 1) matrix in which
+a query that stopped earlier repeats its final energy.`)
 	model := fs.String("model", "", "model file")
 	queries := fs.String("queries", "", "file of queries, one per row")
 	maskPath := fs.String("mask", "", "clamp mask file: D values, nonzero or true = clamped")
@@ -73,6 +90,7 @@ energy.`)
 	out := fs.String("out", "", "file for the final states (B×D)")
 	stepsOut := fs.String("steps", "", "file for the number of steps of each query")
 	traceOut := fs.String("trace", "", "file for the energy traces")
+	outcomeOut := fs.String("outcome", "", "file for how each query ended: 1 converged, 2 max steps, 3 stalled at the clip floor")
 	budget := addBudget(fs)
 	fs.require("model", "queries", "out")
 	if err := fs.parse(e, args); err != nil {
@@ -88,7 +106,7 @@ energy.`)
 		}
 		opt.Box = &dam.Box{Lo: l, Hi: h}
 	}
-	m, q, err := openQueries(*model, *queries, budget, []file{{"mask", *maskPath}}, []file{{"out", *out}, {"steps", *stepsOut}, {"trace", *traceOut}})
+	m, q, err := openQueries(*model, *queries, budget, []file{{"mask", *maskPath}}, []file{{"out", *out}, {"steps", *stepsOut}, {"trace", *traceOut}, {"outcome", *outcomeOut}})
 	if err != nil {
 		return err
 	}
@@ -101,9 +119,14 @@ energy.`)
 	if err != nil {
 		return err
 	}
-	if err := writeRecall(res, q, *out, *stepsOut, *traceOut); err != nil {
+	if err := writeRecall(res, q, *out, *stepsOut, *traceOut, *outcomeOut); err != nil {
 		return err
 	}
+	stalled := make([]bool, len(res.Outcome))
+	for i, o := range res.Outcome {
+		stalled[i] = o == dam.Stalled
+	}
+	floorWarning(e.stderr, "recall", *queries, stalled, m.Config())
 	return recallSummary(e.stdout, res, *tol, *maxSteps)
 }
 
@@ -131,12 +154,22 @@ func descend(e *env, m dam.Model, q *dataio.Matrix, opt dam.RecallOptions, name 
 	}
 }
 
-// writeRecall writes the final states, the steps (if stepsOut is set) and
-// the energy traces (if traceOut is set) of a recall: a B×(max steps + 1)
-// matrix in which a query that stopped earlier repeats its final energy.
-func writeRecall(res *dam.Result, q *dataio.Matrix, out, stepsOut, traceOut string) error {
+// writeRecall writes the final states, the steps (if stepsOut is set), the
+// outcomes (if outcomeOut is set: the codes of dam.Outcome) and the energy
+// traces (if traceOut is set) of a recall: a B×(max steps + 1) matrix in
+// which a query that stopped earlier repeats its final energy.
+func writeRecall(res *dam.Result, q *dataio.Matrix, out, stepsOut, traceOut, outcomeOut string) error {
 	if err := writeOutput(out, q.Rows, q.Cols, res.X); err != nil {
 		return err
+	}
+	if outcomeOut != "" {
+		codes := make([]float64, q.Rows)
+		for i, o := range res.Outcome {
+			codes[i] = float64(o)
+		}
+		if err := dataio.WriteVector(outcomeOut, codes); err != nil {
+			return err
+		}
 	}
 	if stepsOut != "" {
 		steps := make([]float64, q.Rows)
@@ -162,26 +195,77 @@ func writeRecall(res *dam.Result, q *dataio.Matrix, out, stepsOut, traceOut stri
 	return writeOutput(traceOut, q.Rows, width, tr)
 }
 
-// recallSummary prints how the queries converged and the mean change of
-// energy, an error if it is not finite.
+// recallSummary prints how the queries ended (converged, at --max-steps,
+// stalled at the clip floor) and the mean change of energy, an error if it
+// is not finite.
 func recallSummary(w io.Writer, res *dam.Result, tol float64, maxSteps int) error {
-	n, conv := len(res.Steps), 0
-	for _, c := range res.Converged {
-		if c {
-			conv++
-		}
-	}
+	n := len(res.Steps)
+	conv, atMax, stalled := res.Count()
 	var dE float64
 	for _, t := range res.Energy {
 		dE += (t[len(t)-1] - t[0]) / float64(n)
 	}
 	sorted := slices.Sorted(slices.Values(res.Steps))
-	fmt.Fprintf(w, "recalled %d queries: %d converged (|ΔE| < %g), %d stopped at --max-steps %d; steps median %d, max %d; mean energy change %.6g\n",
-		n, conv, tol, n-conv, maxSteps, sorted[n/2], sorted[n-1], dE)
+	fmt.Fprintf(w, "recalled %d queries: %d converged (|ΔE| < %g), %d stopped at --max-steps %d, %d stalled at the clip floor; steps median %d, max %d; mean energy change %.6g\n",
+		n, conv, tol, atMax, maxSteps, stalled, sorted[n/2], sorted[n-1], dE)
 	if math.IsNaN(dE) {
 		return fmt.Errorf("energies are not finite")
 	}
 	return nil
+}
+
+// energyGrad evaluates m at the queries x and returns, for a model with a
+// clip floor, which queries were under it (nil otherwise).
+func energyGrad(m dam.Memory, e, g, x []float64) ([]bool, error) {
+	fr, ok := m.(dam.FloorReporter)
+	if !ok {
+		return nil, m.EnergyGrad(e, g, x)
+	}
+	floor := make([]bool, len(e))
+	return floor, fr.EnergyGradFloor(e, g, x, floor)
+}
+
+// floorWarning warns on w, for command cmd, about the queries of file
+// name that were at the clip floor of a model of configuration c (rows
+// counted from 1, the first ten named), and says what their energy is.
+func floorWarning(w io.Writer, cmd, name string, floor []bool, c dam.Config) {
+	var rows []string
+	for i, f := range floor {
+		if f {
+			rows = append(rows, strconv.Itoa(i+1))
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	list := strings.Join(rows[:min(len(rows), 10)], ", ")
+	if len(rows) > 10 {
+		list += fmt.Sprintf(" and %d more", len(rows)-10)
+	}
+	what := "row " + list
+	if len(rows) > 1 {
+		what = "rows " + list
+	}
+	val := fmt.Sprintf("−log(ε)/β = %.6g", -math.Log(c.Epsilon)/c.Beta)
+	if c.Similarity == dam.Dot {
+		val += " + ½‖x‖²"
+	}
+	are, stop := "are", ""
+	if cmd == "recall" {
+		are, stop = "stalled", "; the descent stopped them there (their final states are not retrievals)"
+	}
+	fmt.Fprintf(w, "drdam %s: warning: %d of %d queries %s at the clip floor (%s of %s): φ(x)·T < ε = %g there, "+
+		"so their energy is the floor %s, not an energy, and their gradient is %s%s. "+
+		"Such a query is far from every stored pattern at β = %g, or the estimate's noise at Y = %d hides its nearest ones: compare with an mrdam model, lower β or raise Y.\n",
+		cmd, len(rows), len(floor), are, what, name, c.Epsilon, val, gradOfFloor(c), stop, c.Beta, c.Y)
+}
+
+// gradOfFloor names the gradient a DrDAM returns at its clip floor.
+func gradOfFloor(c dam.Config) string {
+	if c.Similarity == dam.Dot {
+		return "x"
+	}
+	return "0"
 }
 
 // openQueries checks the output files (none may name an input or

@@ -309,11 +309,15 @@ func compute(log io.Writer, in *Inputs, p Params, skipMR bool) (map[string]Array
 		timings[prefix+"_recall"] = time.Since(t0).Seconds()
 		etraj := make([]float64, l*nq)
 		efinal := make([]float64, nq)
+		// numpy_dam.recall runs every query for l steps; a query that
+		// stalled at DrDAM's clip floor (dam.Stalled) stopped earlier,
+		// where its step would not have moved it, so every later energy
+		// is its last one, bit for bit.
 		for b, tr := range res.Energy {
 			for t := range l {
-				etraj[t*nq+b] = tr[t]
+				etraj[t*nq+b] = tr[min(t, len(tr)-1)]
 			}
-			efinal[b] = tr[l]
+			efinal[b] = tr[len(tr)-1]
 		}
 		out[prefix+"_E"] = Array{[]int{nq}, en}
 		out[prefix+"_grad"] = Array{[]int{nq, d}, g}

@@ -1,6 +1,8 @@
 package peers
 
 import (
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +65,37 @@ func TestCheckKernels(t *testing.T) {
 	p.Kernels = []string{"relu"}
 	if err := p.CheckKernels(); err == nil || !strings.Contains(err.Error(), `kernel "relu"`) {
 		t.Errorf("relu: %v", err)
+	}
+}
+
+// TestComputeStalled: a query at DrDAM's clip floor stops early
+// (dam.Stalled), and compute still writes the l energies numpy_dam.recall
+// would, each the floor −log(ε)/β (ε = 1e-5, the default of sincos): with
+// the fixed projection below, the query (3, 3, 3, 3) has φ(x)·T under ε
+// (the estimate of e^−β/2‖x−ξ‖² ≈ e^−180 at Y = 8 is its noise, here
+// not above ε), and it never moves.
+func TestComputeStalled(t *testing.T) {
+	const d, y, l, beta = 4, 8, 5, 10.0
+	in := &Inputs{xi: []float64{0.5, 0, 0.5, 0}, q: []float64{0.5, 0, 0.4, 0, 3, 3, 3, 3},
+		mask: make([]bool, d), k: 1, d: d, nq: 2, y: y, s: make([]float64, y*d), b: make([]float64, y)}
+	for i := range in.s {
+		in.s[i] = float64(i%7) - 3 // a fixed projection; its values do not matter here
+	}
+	out, _, err := compute(io.Discard, in, Params{Beta: beta, Alpha: 0.1, Steps: l, Kernels: []string{"sincos"}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor := -math.Log(1e-5) / beta
+	tr := out["dr_sincos_Etraj"]
+	if len(tr.shape) != 2 || tr.shape[0] != l || tr.shape[1] != 2 {
+		t.Fatalf("Etraj shape %v, want [%d 2]", tr.shape, l)
+	}
+	for s := range l {
+		if tr.data[s*2+1] != floor {
+			t.Errorf("step %d: the stalled query's energy %v, want the floor %v", s, tr.data[s*2+1], floor)
+		}
+	}
+	if e := out["dr_sincos_Efinal"].data[1]; e != floor {
+		t.Errorf("final energy %v, want the floor %v", e, floor)
 	}
 }

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestClipFloor: drdam energy warns about the queries at a DrDAM's clip
+// floor, naming their rows (from 1) and what the printed value is, and
+// drdam recall counts them apart as stalled, writes their outcome, and
+// warns too; an MrDAM never does. The floor is made certain as in package
+// dam's TestOutcomes: with ε = 0.5, the query (10, 10, 10), whose
+// φ(x)·T estimates about e^−1400 (β/2·‖x − ξ‖² ≥ 5·280) with a noise of deviation about
+// 1/√(2Y) ≈ 0.03 at Y = 500, lies far under it, and so does (−20, 30,
+// −20); the near queries
+// (one a stored pattern, one at squared distance 0.01 of another) have
+// φ(x)·T ≈ 1 and 0.95, above it by more than ten deviations.
+func TestClipFloor(t *testing.T) {
+	dir := t.TempDir()
+	pat := writeCSV(t, dir, "p.csv", "0,0.5,0\n0.5,0,0.5\n")
+	qs := writeCSV(t, dir, "q.csv", "0,0.5,0\n10,10,10\n0.5,0,0.4\n-20,30,-20\n")
+	dr := filepath.Join(dir, "dr.model")
+	mustRun(t, "encode", "--patterns", pat, "--out", dr, "--y", "500", "--beta", "10", "--eps", "0.5")
+
+	st, out, errOut := drdam(t, "energy", "--model", dr, "--queries", qs)
+	if st != 0 {
+		t.Fatalf("energy: status %d: %s", st, errOut)
+	}
+	lines := strings.Fields(out)
+	// −log(0.5)/10, printed with every digit.
+	if len(lines) != 4 || lines[1] != "0.06931471805599453" || lines[3] != lines[1] {
+		t.Errorf("energy printed %q, want the floor −log(ε)/β on rows 2 and 4", lines)
+	}
+	for _, w := range []string{"warning", "2 of 4 queries", "rows 2, 4 of " + qs, "clip floor", "ε = 0.5", "−log(ε)/β = 0.0693147", "not an energy"} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("energy's warning %q does not say %q", errOut, w)
+		}
+	}
+
+	outcome := filepath.Join(dir, "outcome.csv")
+	st, out, errOut = drdam(t, "recall", "--model", dr, "--queries", qs, "--out", filepath.Join(dir, "f.csv"), "--outcome", outcome)
+	if st != 0 {
+		t.Fatalf("recall: status %d: %s", st, errOut)
+	}
+	if !strings.Contains(out, "recalled 4 queries: 2 converged (|ΔE| < 1e-06), 0 stopped at --max-steps 1000, 2 stalled at the clip floor") {
+		t.Errorf("recall summary %q", out)
+	}
+	for _, w := range []string{"warning", "2 of 4 queries stalled", "rows 2, 4 of " + qs} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("recall's warning %q does not say %q", errOut, w)
+		}
+	}
+	if got := readVec(t, outcome); !slices.Equal(got, []float64{1, 3, 1, 3}) {
+		t.Errorf("outcomes %v, want 1 3 1 3 (converged, stalled, converged, stalled)", got)
+	}
+
+	near := writeCSV(t, dir, "near.csv", "0,0.5,0\n10,10,10\n")
+	mr := filepath.Join(dir, "mr.model")
+	mustRun(t, "encode", "--patterns", pat, "--out", mr, "--rep", "mrdam", "--beta", "10")
+	for _, args := range [][]string{
+		{"energy", "--model", mr, "--queries", near},
+		{"recall", "--model", mr, "--queries", near, "--out", filepath.Join(dir, "f.csv"), "--max-steps", "5"},
+	} {
+		st, out, errOut := drdam(t, args...)
+		if st != 0 || errOut != "" || (args[0] == "recall" && !strings.Contains(out, "0 stalled")) {
+			t.Errorf("mrdam %s: status %d, stdout %q, stderr %q", args[0], st, out, errOut)
+		}
+	}
+}
