@@ -71,12 +71,12 @@ func TestCheckKernels(t *testing.T) {
 // TestComputeStalled: a query at DrDAM's clip floor stops early
 // (dam.Stalled), and compute still writes the l energies numpy_dam.recall
 // would, each the floor −log(ε)/β (ε = 1e-5, the default of sincos): with
-// the fixed projection below, the query (3, 3, 3, 3) has φ(x)·T under ε
-// (the estimate of e^−β/2‖x−ξ‖² ≈ e^−180 at Y = 8 is its noise, here
+// the fixed projection below, the query (3.5, 3.5, 3.5, 3.5) has φ(x)·T under ε
+// (the estimate of e^−β/2‖x−ξ‖² ≈ e^−250 at Y = 8 is its noise, here
 // not above ε), and it never moves.
 func TestComputeStalled(t *testing.T) {
 	const d, y, l, beta = 4, 8, 5, 10.0
-	in := &Inputs{xi: []float64{0.5, 0, 0.5, 0}, q: []float64{0.5, 0, 0.4, 0, 3, 3, 3, 3},
+	in := &Inputs{xi: []float64{0.5, 0, 0.5, 0}, q: []float64{0.5, 0, 0.4, 0, 3.5, 3.5, 3.5, 3.5},
 		mask: make([]bool, d), k: 1, d: d, nq: 2, y: y, s: make([]float64, y*d), b: make([]float64, y)}
 	for i := range in.s {
 		in.s[i] = float64(i%7) - 3 // a fixed projection; its values do not matter here
