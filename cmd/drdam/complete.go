@@ -23,19 +23,19 @@ func addImageFlags(fs *flags, d paper.ImageSpec) *imageFlags {
 	f.images = fs.String("images", strings.Join(d.Images, ","), "comma-separated PNG/JPEG files or folders of them")
 	fs.StringVar(&s.CIFAR, "cifar", d.CIFAR, "a CIFAR-10 binary batch file (instead of --images)")
 	fs.StringVar(&s.Tiny, "tiny-imagenet", d.Tiny, "a Tiny ImageNet root folder (train/<wnid>/images, val/images; instead of --images)")
-	fs.IntVar(&s.N, "n", d.N, "number of images stored (the first N; 0 = all)")
-	fs.IntVar(&s.Queries, "queries", d.Queries, "number of stored images to occlude and complete (the first N; 0 = all stored)")
+	fs.CountVar(&s.N, "n", d.N, 0, maxCount, "number of images stored (the first N; 0 = all)")
+	fs.CountVar(&s.Queries, "queries", d.Queries, 0, maxCount, "number of stored images to occlude and complete (the first N; 0 = all stored)")
 	fs.StringVar(&s.Size, "size", d.Size, "image size HxW: images are scaled to cover it and centre-cropped")
 	fs.StringVar(&s.Occlude, "occlude", d.Occlude, "occlusion: bottom:FRAC (the bottom rows), random:FRAC (random pixels), box:TOP,LEFT,H,W")
-	fs.Float64Var(&s.Beta, "beta", d.Beta, "inverse temperature β")
-	fs.IntVar(&s.Y, "y", d.Y, "number of random projections Y (T has 2Y values with sincos)")
+	fs.NumberVar(&s.Beta, "beta", d.Beta, positive, "> 0", "inverse temperature β")
+	fs.CountVar(&s.Y, "y", d.Y, 1, maxCount, "number of random projections Y (T has 2Y values with sincos)")
 	fs.StringVar(&s.Basis, "basis", d.Basis, "feature basis: "+features.BasisNames())
 	fs.StringVar(&s.Projection, "projection", d.Projection, "random projection: structured (SORF, fastest), gaussian or orthogonal")
 	fs.StringVar(&s.Precision, "precision", d.Precision, "compute precision of DrDAM")
 	fs.Uint64Var(&s.Seed, "seed", d.Seed, "seed of the projection (and of random occlusions)")
-	fs.Float64Var(&s.Step, "step", d.Step, "descent step η")
-	fs.IntVar(&s.Steps, "steps", d.Steps, "descent steps L (the paper runs a fixed number)")
-	fs.Float64Var(&s.Tol, "tol", d.Tol, "stop a query when its energy changes by less than this (0: run every step)")
+	fs.NumberVar(&s.Step, "step", d.Step, positive, "> 0", "descent step η")
+	fs.CountVar(&s.Steps, "steps", d.Steps, 1, maxCount, "descent steps L (the paper runs a fixed number)")
+	fs.NumberVar(&s.Tol, "tol", d.Tol, nonNegative, "≥ 0", "stop a query when its energy changes by less than this (0: run every step)")
 	fs.BoolVar(&s.Box, "box", d.Box, "clip free pixels to the image range [0, 1/√D] after each step (without it, DrDAM's noisy gradient can carry a far query out of range for good)")
 	if d.FallbackCIFAR != "" {
 		fs.Lookup("cifar").Usage += " (default: " + d.FallbackCIFAR + " when no --images or --tiny-imagenet is given)"
@@ -101,7 +101,7 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	if x.Kind == paper.KindSweep {
 		betas = fs.String("betas", joinList(x.Sweep.Betas), "comma-separated inverse temperatures β (rows)")
 		ys = fs.String("ys", joinList(x.Sweep.Ys), "comma-separated numbers of random projections Y (columns)")
-		query = fs.Int("query", x.Sweep.Query, "which stored image to occlude and complete (counted from 0)")
+		query = fs.Count("query", x.Sweep.Query, 0, maxCount, "which stored image to occlude and complete (counted from 0)")
 	}
 	out := outFlag(fs, x.Name)
 	if err := fs.parse(e, args); err != nil {
@@ -110,10 +110,10 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	var sw paper.SweepSpec
 	if x.Kind == paper.KindSweep {
 		var err error
-		if sw.Betas, err = parseFloats("--betas", *betas); err != nil {
+		if sw.Betas, err = parsePositives("--betas", *betas); err != nil {
 			return nil, err
 		}
-		if sw.Ys, err = parseInts("--ys", *ys); err != nil {
+		if sw.Ys, err = parseCounts("--ys", *ys); err != nil {
 			return nil, err
 		}
 		sw.Query = *query

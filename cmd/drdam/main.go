@@ -19,6 +19,8 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+
+	"github.com/drdam/drdam/paper"
 )
 
 // version is set with -ldflags "-X main.version=..." by release builds.
@@ -80,6 +82,9 @@ func run(e *env, args []string) (status int) {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-v" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	name := args[0]
 	c, ok := commands[name]
 	if !ok {
@@ -87,6 +92,11 @@ func run(e *env, args []string) (status int) {
 		return 2
 	}
 	err := c.run(e, args[1:])
+	if name == "experiment" && len(args) > 1 {
+		if _, ok := paper.Lookup(args[1]); ok {
+			name += " " + args[1] // its flags are the experiment's
+		}
+	}
 	switch {
 	case err == nil:
 		return 0
