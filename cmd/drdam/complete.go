@@ -94,6 +94,9 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	if x.Kind == paper.KindCompletion {
 		help += "\n\nBy default it uses the photos in " + paper.SharedPhotos + "/" + x.Photos + " when they are\npresent; --images names others."
 	}
+	if x.Kind == paper.KindSweep {
+		help += "\n\nThe grid is --betas × --ys; --beta β and --y Y are a grid of one row or one\ncolumn (--betas β, --ys Y), and may not be given with their list."
+	}
 	fs := newFlags("experiment "+x.Name, "", help)
 	f := addImageFlags(fs, x.ImageDefaults())
 	var betas, ys *string
@@ -102,6 +105,10 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 		betas = fs.String("betas", joinList(x.Sweep.Betas), "comma-separated inverse temperatures β (rows)")
 		ys = fs.String("ys", joinList(x.Sweep.Ys), "comma-separated numbers of random projections Y (columns)")
 		query = fs.Count("query", x.Sweep.Query, 0, maxCount, "which stored image to occlude and complete (counted from 0)")
+		fs.Lookup("beta").Usage = "one inverse temperature β: a grid of one row, the same as --betas β (not with --betas)"
+		fs.Lookup("y").Usage = "one number of random projections Y: a grid of one column, the same as --ys Y (not with --ys)"
+		fs.Lookup("queries").Usage = "not used: " + x.Name + " completes one image, chosen by --query"
+		fs.Lookup("beta").DefValue, fs.Lookup("y").DefValue = "", ""
 	}
 	out := outFlag(fs, x.Name)
 	if err := fs.parse(e, args); err != nil {
@@ -110,10 +117,7 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	var sw paper.SweepSpec
 	if x.Kind == paper.KindSweep {
 		var err error
-		if sw.Betas, err = parsePositives("--betas", *betas); err != nil {
-			return nil, err
-		}
-		if sw.Ys, err = parseCounts("--ys", *ys); err != nil {
+		if sw, err = sweepFlags(fs, f, *betas, *ys); err != nil {
 			return nil, err
 		}
 		sw.Query = *query
@@ -135,6 +139,35 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	}
 	fmt.Fprint(e.stdout, r.Text)
 	return r, nil
+}
+
+// sweepFlags returns the grid of a Sweep experiment from its flags: --betas
+// and --ys, or --beta and --y as grids of one row or one column (given
+// with their list flag, or with --queries, which a sweep does not use, they
+// are refused rather than silently ignored).
+func sweepFlags(fs *flags, f *imageFlags, betas, ys string) (paper.SweepSpec, error) {
+	set := flagsSet(fs)
+	var sw paper.SweepSpec
+	for _, p := range [][2]string{{"beta", "betas"}, {"y", "ys"}} {
+		if set[p[0]] && set[p[1]] {
+			return sw, usagef("--%s and --%s are exclusive: --%s V is the grid --%s V", p[0], p[1], p[0], p[1])
+		}
+	}
+	if set["queries"] {
+		return sw, usagef("--queries: %s completes one image; choose it with --query", strings.TrimPrefix(fs.name, "experiment "))
+	}
+	var err error
+	if set["beta"] {
+		sw.Betas = []float64{f.spec.Beta}
+	} else if sw.Betas, err = parsePositives("--betas", betas); err != nil {
+		return sw, err
+	}
+	if set["y"] {
+		sw.Ys = []int{f.spec.Y}
+	} else if sw.Ys, err = parseCounts("--ys", ys); err != nil {
+		return sw, err
+	}
+	return sw, nil
 }
 
 // joinList joins values with commas, as a list flag's default.
