@@ -51,7 +51,7 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 	bind(g, "precision", fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64)"), func(s *paper.Spec, v string) { s.Precision = v })
 	g.out = outFlag(fs, x.Name)
 	g.fresh = fs.Bool("fresh", false, "discard the results in --out and start over")
-	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time, and stop")
+	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about a second), and stop")
 	if q.Uses(paper.UsesData) {
 		bind(g, "bases", fs.String("bases", "", "comma-separated bases (default: "+strings.Join(q.Bases, ",")+")"), func(s *paper.Spec, v string) { s.Bases = splitList(v) })
 		bind(g, "projections", fs.String("projections", "", "comma-separated projections (default: "+strings.Join(q.Projections, ",")+")"), func(s *paper.Spec, v string) { s.Projections = splitList(v) })
@@ -154,12 +154,12 @@ func runGrid(e *env, x *paper.Experiment, s paper.Spec, out string, fresh, estim
 		return nil, err
 	}
 	est := paper.FormatDuration(r.Estimate())
-	fmt.Fprintf(e.stderr, "%s (%s scale): %d tasks to run, %d configurations done already; estimated run time %s%s\n",
-		x.Name, s.Scale, len(r.Plan.Tasks), r.Skipped(), est, x.EstimateNote)
-	if estimate {
-		fmt.Fprintf(e.stdout, "%s\t%s\t%d tasks\t%s\n", x.Name, s.Scale, len(r.Plan.Tasks), est)
+	if estimate { // one line, on stdout: the plan and nothing else
+		fmt.Fprintf(e.stdout, "%s\t%s\t%d tasks\t%s%s\n", x.Name, s.Scale, len(r.Plan.Tasks), est, x.EstimateNote)
 		return nil, nil
 	}
+	fmt.Fprintf(e.stderr, "%s (%s scale): %d tasks to run, %d configurations done already; estimated run time %s%s\n",
+		x.Name, s.Scale, len(r.Plan.Tasks), r.Skipped(), est, x.EstimateNote)
 	pr := newProgress(e)
 	res, err := r.Run(func(d, total float64, label string) { pr.bar(x.Name+": "+label, d, total) })
 	pr.done()
