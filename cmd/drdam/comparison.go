@@ -23,11 +23,11 @@ func runComparison(e *env, x *paper.Experiment, args []string) error {
 	projs := fs.String("projections", joinList(d.Projections), "comma-separated projections (the first is the reference of the ratios)")
 	basis := fs.String("basis", d.Basis.String(), "feature basis: "+features.BasisNames())
 	flip := fs.Number("flip", d.Flip, fraction, "from 0 to 1", "fraction of bits flipped for the near queries")
-	seed := fs.Uint64("seed", d.Seed, "seed of the patterns and of the first projection")
+	seed := fs.Uint64("seed", d.Seed, "seed of the patterns and of the first projection (0, as encode)")
 	seeds := fs.Count("seeds", d.Seeds, 1, maxCount, "independent projections drawn per (D, Y, projection)")
 	control := fs.Bool("control", d.Control, "also draw a second sample of --seeds iid projections (the next seeds), as a control: its ratio to the first shows the spread of chance alone")
 	tol := fs.Number("tolerance", d.Tolerance, positive, "> 0", "summary: list the rows whose ratio to the reference exceeds this")
-	prec := fs.String("precision", d.Precision.String(), "compute precision of DrDAM")
+	prec := fs.String("precision", d.Precision.String(), "compute precision of DrDAM (float64, as the grid experiments: the errors compared are the projections', not rounding)")
 	out := fs.String("out", filepath.Join("out", x.Name), "output directory")
 	if err := fs.parse(e, args); err != nil {
 		return err

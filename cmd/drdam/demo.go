@@ -26,11 +26,11 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	beta := fs.Number("beta", 30, positive, "> 0", "inverse temperature β (at 30 MrDAM retrieves every pattern; at 10 its fixed points are mixtures)")
 	ys := fs.String("y", "1000,10000,100000", "comma-separated numbers of random projections Y")
 	basisName := fs.String("basis", "sincos", "feature basis: "+features.BasisNames())
-	step := fs.Number("step", 0.1, positive, "> 0", "descent step size η")
-	tol := fs.Number("tol", 1e-8, nonNegative, "≥ 0", "stop a query once |ΔE| < tol")
+	step := fs.Number("step", 0.1, positive, "> 0", "descent step size η (0.1, as recall and the peers' alpha)")
+	tol := fs.Number("tol", 1e-8, nonNegative, "≥ 0", "stop a query once |ΔE| < tol (tighter than recall's 1e-6: the table compares fixed points)")
 	maxSteps := fs.Count("max-steps", 1000, 1, maxCount, "maximum number of descent steps")
-	seed := fs.Uint64("seed", 1, "seed of the patterns, the corruption and the features")
-	precName := fs.String("precision", "float64", "compute precision of both models: float64 or float32")
+	seed := fs.Uint64("seed", 1, "seed of the patterns, the corruption and the features (1, unlike encode's 0: the README's table was printed with it)")
+	precName := fs.String("precision", "float64", "compute precision of both models: float64 (as encode: the errors shown are DrDAM's, not rounding) or float32")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}

@@ -47,8 +47,8 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 		g.axes[a.name] = fs.String(a.name, "", "comma-separated "+a.what+" (default: the scale's)")
 	}
 	q := x.Spec("quick") // the flags' defaults
-	bind(g, "seed", fs.Uint64("seed", q.Seed, "seed of the patterns (or of the choice of data points) and of the projections"), func(s *paper.Spec, v uint64) { s.Seed = v })
-	bind(g, "precision", fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64)"), func(s *paper.Spec, v string) { s.Precision = v })
+	bind(g, "seed", fs.Uint64("seed", q.Seed, "seed of the patterns (or of the choice of data points) and of the projections (0, as encode; the reproduced figures were made with it)"), func(s *paper.Spec, v uint64) { s.Seed = v })
+	bind(g, "precision", fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding"), func(s *paper.Spec, v string) { s.Precision = v })
 	g.out = outFlag(fs, x.Name)
 	g.fresh = fs.Bool("fresh", false, "discard the results in --out and start over")
 	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about a second), and stop")
