@@ -91,6 +91,9 @@ func run(e *env, args []string) (status int) {
 		fmt.Fprintf(e.stderr, "drdam: unknown command %q (run 'drdam help' for the list)\n", name)
 		return 2
 	}
+	if generationCommands[name] {
+		defer watchGeneration(e)()
+	}
 	err := c.run(e, args[1:])
 	if name == "experiment" && len(args) > 1 {
 		if _, ok := paper.Lookup(args[1]); ok {
