@@ -110,3 +110,27 @@ func TestVersionFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileErrors: a bad value read from a --config file (which the
+// flags do not check) is reported naming the one flag it stands for,
+// not a list of five.
+func TestConfigFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		json, want string
+	}{
+		{`{"experiment":"retrieval-error","scale":"quick","precision":"float64","basis":"sincos","projection":"gaussian","flip":0.1,"seeds":1,"d":[30],"k":[10],"beta":[10],"y":[100],"step":0.03,"max_steps":0,"tol":1e-8}`, "--steps 0: want at least 1"},
+		{`{"experiment":"retrieval-error","scale":"quick","precision":"float64","basis":"sincos","projection":"gaussian","flip":0.1,"seeds":1,"d":[30],"k":[10],"beta":[10],"y":[100],"step":-1,"max_steps":10,"tol":1e-8}`, "--step -1: want a number > 0"},
+	} {
+		cfg := writeCSV(t, dir, "config.json", c.json)
+		st, _, errOut := drdam(t, "experiment", "retrieval-error", "--config", cfg, "--estimate")
+		if st != 2 || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "--tol") {
+			t.Errorf("--config %s: status %d, %q; want 2 and %q alone", c.json, st, errOut, c.want)
+		}
+	}
+	// complete: the image settings are checked flag by flag too.
+	st, _, errOut := drdam(t, "complete", "--images", dir, "--steps", "0")
+	if st != 2 || !strings.Contains(errOut, `--steps "0": out of range`) {
+		t.Errorf("complete --steps 0: status %d, %q", st, errOut)
+	}
+}
