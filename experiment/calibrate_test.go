@@ -10,10 +10,10 @@ import (
 // TestCalibrateStable: three calibrations in a row take about a second
 // each and agree within a factor of 2 on every rate. Single wall-clock
 // timings did not: on this shared two-core machine, under the load of
-// other test runs, five calibrations gave DenseNs from 0.059 to 0.17 and
-// SORFNs from 0 to 1.1, and the paper-scale estimate of energy-error went
-// from 36 min to 2 h 44 min; the minimum CPU-time timings give 0.026–0.039
-// and 0.20–0.26 under the same load (see docs/reliability-edges.md).
+// other test runs, six calibrations gave DenseNs from 0.059 to 0.093 and
+// SORFNs from 0.29 to 0.74, and the paper-scale estimate of energy-error
+// went from 36 min to 2 h 44 min; the minimum CPU-time timings give
+// 0.026–0.039 and 0.20–0.26 under such load (docs/reliability-edges.md).
 func TestCalibrateStable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three calibrations take about 3 s")
