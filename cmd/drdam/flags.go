@@ -207,8 +207,6 @@ func countOf(s string, min, max int) (int, string) {
 // rangeText says which whole numbers a count accepts.
 func rangeText(min, max int) string {
 	switch {
-	case min <= math.MinInt32:
-		return ""
 	case max >= math.MaxInt32 && min == 0:
 		return " ≥ 0"
 	case max >= math.MaxInt32:
@@ -360,7 +358,9 @@ func (s *seedValue) Get() any { return s.inner.(flag.Getter).Get() }
 func (s *seedValue) typeName() string { return "uint" }
 
 // wrapped is the flag package's Int or Float64 value, parsed as Count or
-// Number parse (Set passes it the canonical form).
+// Number parse (Set passes it the canonical form). Every Int flag of drdam
+// is a count, so its range is [0, maxCount]: --y 1e12 is refused here
+// rather than crashing with an allocation of terabytes.
 type wrapped struct {
 	f     *flags
 	name  string
@@ -380,7 +380,7 @@ func (w *wrapped) Set(v string) error {
 		}
 		canon = strconv.FormatFloat(x, 'g', -1, 64)
 	} else {
-		n, err := parseCount("--"+w.name, v, math.MinInt, math.MaxInt)
+		n, err := parseCount("--"+w.name, v, 0, maxCount) // every such flag is a count
 		if err != nil {
 			w.f.setErr = err
 			return err

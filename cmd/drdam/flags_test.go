@@ -22,6 +22,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"experiment", "energy-error", "--seeds", "x"}, []string{`--seeds "x": want a whole number`, "'drdam experiment energy-error --help'"}},
 		// the flag package's Int, Float64 and Uint64 (encode's), wrapped by flags.parse
 		{[]string{"encode", "--y", "1e12.5"}, []string{`--y "1e12.5": want a whole number`}},
+		{[]string{"encode", "--y", "1e12"}, []string{`--y "1e12": out of range; want a whole number from 0 to 1073741824`}},
+		{[]string{"encode", "--y", "-3"}, []string{`--y "-3": out of range`}},
 		{[]string{"encode", "--beta", "abc"}, []string{`--beta "abc": want a number`}},
 		{[]string{"encode", "--seed", "-1"}, []string{`--seed "-1": want a whole number from 0 to 18446744073709551615`}},
 		// numbers
