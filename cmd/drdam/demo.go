@@ -49,7 +49,7 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	c := experiment.Demo{D: *d, K: *k, Queries: *nq, Flip: *flip, Beta: *beta, Ys: ylist, Basis: basis,
 		Step: *step, Tol: *tol, MaxSteps: *maxSteps, Seed: *seed, Precision: prec}
 	if *nq <= 0 || *nq > *k {
-		return usagef("--queries %d: want 1 to K = %d", *nq, *k)
+		return usagef("--queries %d: want at most --k (%d)", *nq, *k)
 	}
 	pr := newProgress(e)
 	res, err := experiment.RunDemo(c, func(i, n int) { pr.update("demo: DrDAM row", i, n) })
