@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/drdam/drdam/internal/rng"
 	"gonum.org/v1/gonum/blas"
@@ -149,11 +150,25 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 	if lo < 0 || hi > s.Y || lo > hi || len(dst) != (hi-lo)*d {
 		panic(fmt.Sprintf("features: Rows(%d values, [%d, %d)) of a %d×%d projection", len(dst), lo, hi, s.Y, d))
 	}
+	hook := generationHook.Load()
+	report := func(rows float64) {
+		if hook != nil {
+			(*hook)(GenerationReport{Kind: s.Kind, Seed: s.Seed, Y: s.Y, D: d, Rows: rows})
+		}
+	}
 	if s.Kind == Gaussian {
 		var st rng.Stream
+		last := lo
 		for a := lo; a < hi; a++ {
 			st.Reset(s.Seed, rng.StreamGaussianRow|uint64(a))
 			st.Normals(dst[(a-lo)*d : (a-lo+1)*d])
+			if hook != nil && (a+1-last)*d >= reportEntries {
+				report(float64(a + 1 - last))
+				last = a + 1
+			}
+		}
+		if last < hi {
+			report(float64(hi - last))
 		}
 		return
 	}
@@ -161,11 +176,57 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 	g := make([]float64, d*d)
 	norms := make([]float64, d)
 	for k := lo / d; k*d < hi; k++ {
-		st.Reset(s.Seed, rng.StreamOrthoBlock|uint64(k))
-		orthoBlock(g, norms, d, &st)
 		r0, r1 := max(lo, k*d), min(hi, (k+1)*d)
+		var part func(frac float64)
+		if hook != nil {
+			// The block's rows are worth r1−r0 rows of the projection;
+			// report them as its Gram–Schmidt advances.
+			reported := 0.0
+			part = func(frac float64) {
+				v := frac * float64(r1-r0)
+				report(v - reported)
+				reported = v
+			}
+		}
+		st.Reset(s.Seed, rng.StreamOrthoBlock|uint64(k))
+		orthoBlock(g, norms, d, &st, part)
 		copy(dst[(r0-lo)*d:(r1-lo)*d], g[(r0-k*d)*d:(r1-k*d)*d])
 	}
+}
+
+// GenerationReport says how far the drawing of a seeded dense projection
+// (Gaussian or Orthogonal, through Seeded.Rows) has come: Rows more rows'
+// worth of work are done. The reports of one full generation of a
+// projection (Kind, Seed, Y, D) add up to Y. An orthogonal block of D rows
+// is a Gram–Schmidt of a D×D Gaussian matrix, O(D³): at D = 12288 it
+// takes minutes, so its rows are reported as it advances.
+type GenerationReport struct {
+	Kind ProjectionKind
+	Seed uint64
+	Y, D int
+	Rows float64
+}
+
+// reportEntries is about how many projection entries (Y·D) are drawn
+// between two reports: a few milliseconds of work.
+const reportEntries = 1 << 20
+
+var generationHook atomic.Pointer[func(GenerationReport)]
+
+// SetGenerationProgress installs fn to receive GenerationReports while
+// seeded dense projections are drawn, from whichever goroutines draw them
+// (fn must be safe for concurrent use and quick); nil removes it. It
+// returns a function that restores the previous one. The reports change
+// nothing that is drawn: the rows are bit for bit those drawn without.
+// Commands use it to show progress on long generations; a library caller
+// that builds models in parallel receives the reports of all of them.
+func SetGenerationProgress(fn func(GenerationReport)) (restore func()) {
+	var p *func(GenerationReport)
+	if fn != nil {
+		p = &fn
+	}
+	old := generationHook.Swap(p)
+	return func() { generationHook.Store(old) }
 }
 
 // Project writes X·W[lo:hi]ᵀ into dst, regenerating the rows.
@@ -242,9 +303,18 @@ func materialize(kind ProjectionKind, seed uint64, y, d int) *Dense {
 // modified Gram–Schmidt, each scaled by the norm of its Gaussian row. Every
 // operation is either exactly rounded or a math.FMA, in a fixed order, so the
 // result is the same on every machine.
-func orthoBlock(g, norms []float64, d int, s *rng.Stream) {
+func orthoBlock(g, norms []float64, d int, s *rng.Stream, part func(frac float64)) {
 	s.Normals(g)
+	// Row i of the Gram–Schmidt costs about i+1 products of length d: the
+	// work done before it is i(i+1)/2 of d(d+1)/2. Blocks of fewer than
+	// 256 rows take milliseconds and report only at their end.
+	total := d * (d + 1) / 2
+	step, next := max(total/64, 1), total/64
 	for i := range d {
+		if done := i * (i + 1) / 2; part != nil && d >= 256 && done >= next {
+			part(float64(done) / float64(total))
+			next = done + step
+		}
 		v := g[i*d : (i+1)*d]
 		norms[i] = math.Sqrt(dotFMA(v, v))
 		for j := range i {
@@ -264,6 +334,9 @@ func orthoBlock(g, norms []float64, d int, s *rng.Stream) {
 		for t := range v {
 			v[t] *= norms[i]
 		}
+	}
+	if part != nil {
+		part(1)
 	}
 }
 

@@ -64,8 +64,11 @@ func basisPlan(s Spec, prec dam.Precision, rates experiment.Rates, done func(exp
 		}
 		g.Projections = append(g.Projections, kind)
 	}
-	if s.Stored < 1 || s.New < 1 {
-		return nil, specErrorf("--stored %d, --new %d: want at least 1 each", s.Stored, s.New)
+	if err := firstFailing(
+		check{s.Stored < 1, "--stored %d: want at least 1", s.Stored},
+		check{s.New < 1, "--new %d: want at least 1", s.New},
+	); err != nil {
+		return nil, err
 	}
 	x, d, err := loadBasisData(s.Data)
 	if err != nil {

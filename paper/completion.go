@@ -90,12 +90,16 @@ func (s ImageSpec) Load() (*Completion, error) {
 	if s.cifar() != "" {
 		h, w = 32, 32
 	}
-	if s.N < 0 || s.Queries < 0 {
-		return nil, specErrorf("--n %d, --queries %d: want ≥ 0", s.N, s.Queries)
-	}
-	if !(s.Beta > 0) || math.IsInf(s.Beta, 0) || s.Y < 1 || !(s.Step > 0) || s.Steps < 1 || !(s.Tol >= 0) {
-		return nil, specErrorf("--beta %v, --y %d, --step %v, --steps %d, --tol %v: want β, Y, step and steps positive and tol ≥ 0",
-			s.Beta, s.Y, s.Step, s.Steps, s.Tol)
+	if err := firstFailing(
+		check{s.N < 0, "--n %d: want ≥ 0", s.N},
+		check{s.Queries < 0, "--queries %d: want ≥ 0", s.Queries},
+		check{!(s.Beta > 0) || math.IsInf(s.Beta, 0), "--beta %v: want a number > 0", s.Beta},
+		check{s.Y < 1, "--y %d: want at least 1", s.Y},
+		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "--step %v: want a number > 0", s.Step},
+		check{s.Steps < 1, "--steps %d: want at least 1", s.Steps},
+		check{!(s.Tol >= 0), "--tol %v: want a number ≥ 0", s.Tol},
+	); err != nil {
+		return nil, err
 	}
 	cfg, err := s.drdam()
 	if err != nil {

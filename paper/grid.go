@@ -58,11 +58,17 @@ func PrepareGrid(x *Experiment, s Spec, dir string, fresh, estimateOnly bool) (*
 	for _, row := range r.rows {
 		done[row.Key()] = true
 	}
+	isDone := func(k experiment.Key) bool { return done[k] }
+	// A plan made with the default rates checks s before the calibration's
+	// second is spent.
+	if _, err := x.Plan(s, prec, experiment.DefaultRates, isDone); err != nil {
+		return nil, err
+	}
 	rates, err := experiment.Calibrate(prec)
 	if err != nil {
 		return nil, err
 	}
-	if r.Plan, err = x.Plan(s, prec, rates, func(k experiment.Key) bool { return done[k] }); err != nil {
+	if r.Plan, err = x.Plan(s, prec, rates, isDone); err != nil {
 		return nil, err
 	}
 	return r, nil

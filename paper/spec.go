@@ -108,6 +108,25 @@ func specErrorf(format string, args ...any) error {
 	return &SpecError{fmt.Sprintf(format, args...)}
 }
 
+// check is one condition on a parameter: bad, with the message (naming
+// its flag) and the value.
+type check struct {
+	bad    bool
+	format string
+	value  any
+}
+
+// firstFailing returns the SpecError of the first failing check, so that
+// an error names the one flag that is wrong, or nil.
+func firstFailing(cs ...check) error {
+	for _, c := range cs {
+		if c.bad {
+			return specErrorf(c.format, c.value)
+		}
+	}
+	return nil
+}
+
 // precision parses s.Precision.
 func (s Spec) precision() (dam.Precision, error) {
 	p, err := dam.ParsePrecision(s.Precision)
@@ -140,9 +159,13 @@ func (s Spec) binaryGrid(prec dam.Precision) (experiment.BinaryGrid, error) {
 
 // retrieval returns the descent settings of s.
 func (s Spec) retrieval() (experiment.Retrieval, error) {
-	if !(s.Step > 0) || math.IsInf(s.Step, 0) || s.MaxSteps < 1 || !(s.Tol >= 0) || s.Queries < 0 {
-		return experiment.Retrieval{}, specErrorf("--step %v, --steps %d, --tol %v, --queries %d: want a positive step, at least one step, a tolerance ≥ 0 and queries ≥ 0",
-			s.Step, s.MaxSteps, s.Tol, s.Queries)
+	if err := firstFailing(
+		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "--step %v: want a number > 0", s.Step},
+		check{s.MaxSteps < 1, "--steps %d: want at least 1", s.MaxSteps},
+		check{!(s.Tol >= 0), "--tol %v: want a number ≥ 0", s.Tol},
+		check{s.Queries < 0, "--queries %d: want ≥ 0", s.Queries},
+	); err != nil {
+		return experiment.Retrieval{}, err
 	}
 	return experiment.Retrieval{Queries: s.Queries, Step: s.Step, MaxSteps: s.MaxSteps, Tol: s.Tol}, nil
 }

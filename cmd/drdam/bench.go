@@ -42,13 +42,13 @@ func runBench(e *env, args []string) error {
 	fs := newFlags("bench", "", benchHelp)
 	cfgName := fs.String("config", "", "configuration: a, b, c or cfull")
 	phase := fs.String("phase", "", "phase: "+strings.Join(peers.Phases, ", "))
-	dtype := fs.String("dtype", "float32", "compute precision: float32 or float64")
-	repeats := fs.Int("repeats", 5, "timed runs (≥ 1)")
-	warmup := fs.Int("warmup", 1, "untimed runs before them (≥ 0)")
-	threads := fs.Int("threads", 2, "GOMAXPROCS (≥ 1)")
+	dtype := fs.String("dtype", "float32", "compute precision: float32 (torch's default, and that of the README's speed comparison) or float64 (numpy's)")
+	repeats := fs.Count("repeats", 5, 1, maxCount, "timed runs (≥ 1)")
+	warmup := fs.Count("warmup", 1, 0, maxCount, "untimed runs before them (≥ 0)")
+	threads := fs.Count("threads", 2, 1, 4096, "GOMAXPROCS (≥ 1)")
 	seed := fs.Uint64("seed", 0, "seed of the data and of the random projection (bench.py uses 0)")
 	proj := fs.String("projection", "dense", "DrDAM projection: dense (iid Gaussian, stored; bench.py's), ondemand (iid Gaussian regenerated at every step, O(Y+D) memory), orf (orthogonal, stored), or sorf (structured, O(Y log D) per product, O(Y) memory)")
-	steps := fs.Int("steps", peers.Steps, "descent steps of the recall phases (bench.py: 10)")
+	steps := fs.Count("steps", peers.Steps, 1, maxCount, "descent steps of the recall phases (bench.py: 10)")
 	fs.require("config", "phase")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -68,21 +68,9 @@ func runBench(e *env, args []string) error {
 	if _, ok := peers.Projections[*proj]; !ok {
 		return usagef("--projection %q: want dense, ondemand, orf or sorf", *proj)
 	}
-	if *steps < 1 {
-		return usagef("--steps %d: want at least 1", *steps)
-	}
 	if cfg.Float32Only && prec != dam.Float32 && (*proj == "dense" || *proj == "orf") {
 		return usagef("--dtype %s: config %s runs in float32 only, as in bench.py (its float64 projection alone would take %.1f GiB)",
 			prec, cfg.Name, float64(cfg.Y)*float64(cfg.D)*8/(1<<30))
-	}
-	if *repeats < 1 {
-		return usagef("--repeats %d: want at least 1", *repeats)
-	}
-	if *warmup < 0 {
-		return usagef("--warmup %d: want at least 0", *warmup)
-	}
-	if *threads < 1 {
-		return usagef("--threads %d: want at least 1", *threads)
 	}
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(*threads))
 	res, err := peers.Measure(cfg, *phase, prec, peers.Options{Repeats: *repeats, Warmup: *warmup, Seed: *seed, Projection: *proj, Steps: *steps}, e.stderr)

@@ -41,9 +41,9 @@ func TestBenchFlags(t *testing.T) {
 		{[]string{"--config", "a", "--phase", "stream"}, []string{"--phase", `"stream"`, "dr_recall"}},
 		{[]string{"--config", "cfull", "--phase", "dr_eg", "--dtype", "float64"}, []string{"cfull", "float32 only"}},
 		{[]string{"--config", "a", "--phase", "dr_eg", "--dtype", "float16"}, []string{"--dtype", "float16"}},
-		{[]string{"--config", "a", "--phase", "dr_eg", "--repeats", "0"}, []string{"--repeats 0"}},
-		{[]string{"--config", "a", "--phase", "dr_eg", "--warmup", "-1"}, []string{"--warmup -1"}},
-		{[]string{"--config", "a", "--phase", "dr_eg", "--threads", "0"}, []string{"--threads 0"}},
+		{[]string{"--config", "a", "--phase", "dr_eg", "--repeats", "0"}, []string{`--repeats "0"`, "from 1 to"}},
+		{[]string{"--config", "a", "--phase", "dr_eg", "--warmup", "-1"}, []string{`--warmup "-1"`, "from 0 to"}},
+		{[]string{"--config", "a", "--phase", "dr_eg", "--threads", "0"}, []string{`--threads "0"`, "from 1 to 4096"}},
 		{[]string{"--phase", "dr_eg"}, []string{"missing --config"}},
 		{[]string{"--config", "a"}, []string{"missing --phase"}},
 	} {

@@ -23,19 +23,19 @@ func addImageFlags(fs *flags, d paper.ImageSpec) *imageFlags {
 	f.images = fs.String("images", strings.Join(d.Images, ","), "comma-separated PNG/JPEG files or folders of them")
 	fs.StringVar(&s.CIFAR, "cifar", d.CIFAR, "a CIFAR-10 binary batch file (instead of --images)")
 	fs.StringVar(&s.Tiny, "tiny-imagenet", d.Tiny, "a Tiny ImageNet root folder (train/<wnid>/images, val/images; instead of --images)")
-	fs.IntVar(&s.N, "n", d.N, "number of images stored (the first N; 0 = all)")
-	fs.IntVar(&s.Queries, "queries", d.Queries, "number of stored images to occlude and complete (the first N; 0 = all stored)")
+	fs.CountVar(&s.N, "n", d.N, 0, maxCount, "number of images stored (the first N; 0 = all)")
+	fs.CountVar(&s.Queries, "queries", d.Queries, 0, maxCount, "number of stored images to occlude and complete (the first N; 0 = all stored)")
 	fs.StringVar(&s.Size, "size", d.Size, "image size HxW: images are scaled to cover it and centre-cropped")
 	fs.StringVar(&s.Occlude, "occlude", d.Occlude, "occlusion: bottom:FRAC (the bottom rows), random:FRAC (random pixels), box:TOP,LEFT,H,W")
-	fs.Float64Var(&s.Beta, "beta", d.Beta, "inverse temperature β")
-	fs.IntVar(&s.Y, "y", d.Y, "number of random projections Y (T has 2Y values with sincos)")
+	fs.NumberVar(&s.Beta, "beta", d.Beta, positive, "> 0", "inverse temperature β (the paper's figures use 60)")
+	fs.CountVar(&s.Y, "y", d.Y, 1, maxCount, "number of random projections Y (T has 2Y values with sincos; the paper's Fig. 1 uses 1.8·10⁵)")
 	fs.StringVar(&s.Basis, "basis", d.Basis, "feature basis: "+features.BasisNames())
-	fs.StringVar(&s.Projection, "projection", d.Projection, "random projection: structured (SORF, fastest), gaussian or orthogonal")
-	fs.StringVar(&s.Precision, "precision", d.Precision, "compute precision of DrDAM")
-	fs.Uint64Var(&s.Seed, "seed", d.Seed, "seed of the projection (and of random occlusions)")
-	fs.Float64Var(&s.Step, "step", d.Step, "descent step η")
-	fs.IntVar(&s.Steps, "steps", d.Steps, "descent steps L (the paper runs a fixed number)")
-	fs.Float64Var(&s.Tol, "tol", d.Tol, "stop a query when its energy changes by less than this (0: run every step)")
+	fs.StringVar(&s.Projection, "projection", d.Projection, "random projection: structured (SORF, fastest, with the errors of iid ones: docs/projections), gaussian (iid, as the paper) or orthogonal")
+	fs.StringVar(&s.Precision, "precision", d.Precision, "compute precision of DrDAM (float32 here, unlike encode's float64: about twice as fast at image sizes; MrDAM is float64)")
+	fs.Uint64Var(&s.Seed, "seed", d.Seed, "seed of the projection (and of random occlusions); 0 as in encode")
+	fs.NumberVar(&s.Step, "step", d.Step, positive, "> 0", "descent step η (the paper's 0.1)")
+	fs.CountVar(&s.Steps, "steps", d.Steps, 1, maxCount, "descent steps L (the paper runs a fixed number: 300 for Fig. 1)")
+	fs.NumberVar(&s.Tol, "tol", d.Tol, nonNegative, "≥ 0", "stop a query when its energy changes by less than this (0: run every step)")
 	fs.StringVar(&s.Fill, "fill", d.Fill, "what the occluded pixels start at: zero (black, the paper's), mean (the mean of the query's visible pixels, per colour channel) or stored-mean (the mean stored image, which a DrDAM alone would not know); "+
 		"zero at a high β can leave a DrDAM query under its clip floor, where it stalls (see drdam complete --help)")
 	fs.BoolVar(&s.Box, "box", d.Box, "clip free pixels to the image range [0, 1/√D] after each step (without it, DrDAM's noisy gradient can carry a far query out of range for good)")
@@ -105,6 +105,9 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	if x.Kind == paper.KindCompletion {
 		help += "\n\nBy default it uses the photos in " + paper.SharedPhotos + "/" + x.Photos + " when they are\npresent; --images names others."
 	}
+	if x.Kind == paper.KindSweep {
+		help += "\n\nThe grid is --betas × --ys; --beta β and --y Y are a grid of one row or one\ncolumn (--betas β, --ys Y), and may not be given with their list."
+	}
 	fs := newFlags("experiment "+x.Name, "", help)
 	f := addImageFlags(fs, x.ImageDefaults())
 	var betas, ys *string
@@ -112,7 +115,11 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	if x.Kind == paper.KindSweep {
 		betas = fs.String("betas", joinList(x.Sweep.Betas), "comma-separated inverse temperatures β (rows)")
 		ys = fs.String("ys", joinList(x.Sweep.Ys), "comma-separated numbers of random projections Y (columns)")
-		query = fs.Int("query", x.Sweep.Query, "which stored image to occlude and complete (counted from 0)")
+		query = fs.Count("query", x.Sweep.Query, 0, maxCount, "which stored image to occlude and complete (counted from 0)")
+		fs.Lookup("beta").Usage = "one inverse temperature β: a grid of one row, the same as --betas β (not with --betas)"
+		fs.Lookup("y").Usage = "one number of random projections Y: a grid of one column, the same as --ys Y (not with --ys)"
+		fs.Lookup("queries").Usage = "not used: " + x.Name + " completes one image, chosen by --query"
+		fs.Lookup("beta").DefValue, fs.Lookup("y").DefValue = "", ""
 	}
 	out := outFlag(fs, x.Name)
 	if err := fs.parse(e, args); err != nil {
@@ -121,10 +128,7 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	var sw paper.SweepSpec
 	if x.Kind == paper.KindSweep {
 		var err error
-		if sw.Betas, err = parseFloats("--betas", *betas); err != nil {
-			return nil, err
-		}
-		if sw.Ys, err = parseInts("--ys", *ys); err != nil {
+		if sw, err = sweepFlags(fs, f, *betas, *ys); err != nil {
 			return nil, err
 		}
 		sw.Query = *query
@@ -146,6 +150,35 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	}
 	fmt.Fprint(e.stdout, r.Text)
 	return r, nil
+}
+
+// sweepFlags returns the grid of a Sweep experiment from its flags: --betas
+// and --ys, or --beta and --y as grids of one row or one column (given
+// with their list flag, or with --queries, which a sweep does not use, they
+// are refused rather than silently ignored).
+func sweepFlags(fs *flags, f *imageFlags, betas, ys string) (paper.SweepSpec, error) {
+	set := flagsSet(fs)
+	var sw paper.SweepSpec
+	for _, p := range [][2]string{{"beta", "betas"}, {"y", "ys"}} {
+		if set[p[0]] && set[p[1]] {
+			return sw, usagef("--%s and --%s are exclusive: --%s V is the grid --%s V", p[0], p[1], p[0], p[1])
+		}
+	}
+	if set["queries"] {
+		return sw, usagef("--queries: %s completes one image; choose it with --query", strings.TrimPrefix(fs.name, "experiment "))
+	}
+	var err error
+	if set["beta"] {
+		sw.Betas = []float64{f.spec.Beta}
+	} else if sw.Betas, err = parsePositives("--betas", betas); err != nil {
+		return sw, err
+	}
+	if set["y"] {
+		sw.Ys = []int{f.spec.Y}
+	} else if sw.Ys, err = parseCounts("--ys", ys); err != nil {
+		return sw, err
+	}
+	return sw, nil
 }
 
 // joinList joins values with commas, as a list flag's default.

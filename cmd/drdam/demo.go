@@ -19,18 +19,18 @@ some of them by flipping bits; and compare DrDAM with MrDAM: the mean error
 of the energies and gradients at the corrupted queries (eq. MAE), and the
 normalized Hamming error between the fixed points the two reach by energy
 descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
-	d := fs.Int("d", 64, "pattern dimension D")
-	k := fs.Int("k", 50, "number of stored patterns K")
-	nq := fs.Int("queries", 20, "number of queries (the first stored patterns, corrupted)")
-	flip := fs.Float64("flip", 0.1, "fraction of each query's bits flipped")
-	beta := fs.Float64("beta", 30, "inverse temperature β (at 30 MrDAM retrieves every pattern; at 10 its fixed points are mixtures)")
+	d := fs.Count("d", 64, 1, maxCount, "pattern dimension D")
+	k := fs.Count("k", 50, 1, maxCount, "number of stored patterns K")
+	nq := fs.Count("queries", 20, 1, maxCount, "number of queries (the first stored patterns, corrupted)")
+	flip := fs.Number("flip", 0.1, fraction, "from 0 to 1", "fraction of each query's bits flipped")
+	beta := fs.Number("beta", 30, positive, "> 0", "inverse temperature β (at 30 MrDAM retrieves every pattern; at 10 its fixed points are mixtures)")
 	ys := fs.String("y", "1000,10000,100000", "comma-separated numbers of random projections Y")
 	basisName := fs.String("basis", "sincos", "feature basis: "+features.BasisNames())
-	step := fs.Float64("step", 0.1, "descent step size η")
-	tol := fs.Float64("tol", 1e-8, "stop a query once |ΔE| < tol")
-	maxSteps := fs.Int("max-steps", 1000, "maximum number of descent steps")
-	seed := fs.Uint64("seed", 1, "seed of the patterns, the corruption and the features")
-	precName := fs.String("precision", "float64", "compute precision of both models: float64 or float32")
+	step := fs.Number("step", 0.1, positive, "> 0", "descent step size η (0.1, as recall and the peers' alpha)")
+	tol := fs.Number("tol", 1e-8, nonNegative, "≥ 0", "stop a query once |ΔE| < tol (tighter than recall's 1e-6: the table compares fixed points)")
+	maxSteps := fs.Count("max-steps", 1000, 1, maxCount, "maximum number of descent steps")
+	seed := fs.Uint64("seed", 1, "seed of the patterns, the corruption and the features (1, unlike encode's 0: the README's table was printed with it)")
+	precName := fs.String("precision", "float64", "compute precision of both models: float64 (as encode: the errors shown are DrDAM's, not rounding) or float32")
 	budget := addBudget(fs)
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -43,14 +43,14 @@ descent (eq. binarize-op-hamming-err). Everything is generated from --seed.`)
 	if err != nil {
 		return usageError{"--precision: " + err.Error()}
 	}
-	ylist, err := parseInts("--y", *ys)
+	ylist, err := parseCounts("--y", *ys)
 	if err != nil {
 		return err
 	}
 	c := experiment.Demo{D: *d, K: *k, Queries: *nq, Flip: *flip, Beta: *beta, Ys: ylist, Basis: basis,
 		Step: *step, Tol: *tol, MaxSteps: *maxSteps, Seed: *seed, Precision: prec, MaxMemory: int64(*budget)}
 	if *nq <= 0 || *nq > *k {
-		return usagef("--queries %d: want 1 to K = %d", *nq, *k)
+		return usagef("--queries %d: want at most --k (%d)", *nq, *k)
 	}
 	pr := newProgress(e)
 	res, err := experiment.RunDemo(c, func(i, n int) { pr.update("demo: DrDAM row", i, n) })

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
-	"strconv"
 
 	"github.com/drdam/drdam/paper"
 )
@@ -63,31 +62,8 @@ func flagsSet(fs *flags) map[string]bool {
 	return set
 }
 
-func parseInts(flag, s string) ([]int, error) {
-	var out []int
-	for _, f := range splitList(s) {
-		v, err := strconv.ParseFloat(f, 64) // accepts 1e5
-		if err != nil || v <= 0 || v != float64(int(v)) {
-			return nil, usagef("%s: %q is not a positive integer", flag, f)
-		}
-		out = append(out, int(v))
-	}
-	return out, nil
-}
-
-func parseFloats(flag, s string) ([]float64, error) {
-	var out []float64
-	for _, f := range splitList(s) {
-		v, err := strconv.ParseFloat(f, 64)
-		if err != nil || !(v > 0) {
-			return nil, usagef("%s: %q is not a positive number", flag, f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // outFlag adds the --out flag of an experiment, out/NAME by default.
 func outFlag(fs *flags, name string) *string {
+	fs.refuseEmpty("out")
 	return fs.String("out", filepath.Join("out", name), "output directory")
 }

@@ -108,14 +108,14 @@ func TestExperimentErrors(t *testing.T) {
 	}{
 		{[]string{"experiment"}, "missing experiment name"},
 		{[]string{"experiment", "nope"}, `unknown experiment "nope"`},
-		{[]string{"experiment", "projections", "--seeds", "0"}, "--seeds 0"},
-		{[]string{"experiment", "projections", "--k", "0"}, "--k 0"},
-		{[]string{"experiment", "projections", "--y", "1e3,-5"}, `--y: "-5"`},
-		{[]string{"experiment", "projections", "--beta", "nan"}, `--beta: "nan"`},
+		{[]string{"experiment", "projections", "--seeds", "0"}, `--seeds "0": out of range`},
+		{[]string{"experiment", "projections", "--k", "0"}, `--k "0": out of range`},
+		{[]string{"experiment", "projections", "--y", "1e3,-5"}, `--y "1e3,-5": element 2, "-5"`},
+		{[]string{"experiment", "projections", "--beta", "nan"}, `--beta "nan": want a number > 0`},
 		{[]string{"experiment", "projections", "--projections", "gaussian,fft"}, `unknown projection "fft"`},
 		{[]string{"experiment", "projections", "--projections", "sorf,structured"}, "structured is listed twice"},
 		{[]string{"experiment", "projections", "--projections", "structured,gaussian"}, "--control compares iid samples"},
-		{[]string{"experiment", "projections", "--flip", "2"}, "--flip 2"},
+		{[]string{"experiment", "projections", "--flip", "2"}, `--flip "2": want a number from 0 to 1`},
 		{[]string{"experiment", "projections", "--basis", "tanh"}, "--basis"},
 	} {
 		st, _, errOut := drdam(t, c.args...)

@@ -47,29 +47,29 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 		g.axes[a.name] = fs.String(a.name, "", "comma-separated "+a.what+" (default: the scale's)")
 	}
 	q := x.Spec("quick") // the flags' defaults
-	bind(g, "seed", fs.Uint64("seed", q.Seed, "seed of the patterns (or of the choice of data points) and of the projections"), func(s *paper.Spec, v uint64) { s.Seed = v })
-	bind(g, "precision", fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64)"), func(s *paper.Spec, v string) { s.Precision = v })
+	bind(g, "seed", fs.Uint64("seed", q.Seed, "seed of the patterns (or of the choice of data points) and of the projections (0, as encode; the reproduced figures were made with it)"), func(s *paper.Spec, v uint64) { s.Seed = v })
+	bind(g, "precision", fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding"), func(s *paper.Spec, v string) { s.Precision = v })
 	g.out = outFlag(fs, x.Name)
 	g.fresh = fs.Bool("fresh", false, "discard the results in --out and start over")
-	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time, and stop")
+	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about a second), and stop")
 	if q.Uses(paper.UsesData) {
 		bind(g, "bases", fs.String("bases", "", "comma-separated bases (default: "+strings.Join(q.Bases, ",")+")"), func(s *paper.Spec, v string) { s.Bases = splitList(v) })
 		bind(g, "projections", fs.String("projections", "", "comma-separated projections (default: "+strings.Join(q.Projections, ",")+")"), func(s *paper.Spec, v string) { s.Projections = splitList(v) })
 		bind(g, "data", fs.String("data", q.Data, "data set: letter (embedded UCI Letter) or a .arff, .csv, .tsv, .txt or .npy file of numeric rows"), func(s *paper.Spec, v string) { s.Data = v })
-		bind(g, "stored", fs.Int("stored", q.Stored, "data points stored"), func(s *paper.Spec, v int) { s.Stored = v })
-		bind(g, "new", fs.Int("new", q.New, "data points used as new patterns"), func(s *paper.Spec, v int) { s.New = v })
+		bind(g, "stored", fs.Count("stored", q.Stored, 1, maxCount, "data points stored"), func(s *paper.Spec, v int) { s.Stored = v })
+		bind(g, "new", fs.Count("new", q.New, 1, maxCount, "data points used as new patterns"), func(s *paper.Spec, v int) { s.New = v })
 	}
 	if q.Uses(paper.UsesBinary) {
 		bind(g, "basis", fs.String("basis", q.Basis, "feature basis: "+features.BasisNames()), func(s *paper.Spec, v string) { s.Basis = v })
 		bind(g, "projection", fs.String("projection", q.Projection, "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)"), func(s *paper.Spec, v string) { s.Projection = v })
-		bind(g, "flip", fs.Float64("flip", q.Flip, "fraction of bits flipped for the near queries"), func(s *paper.Spec, v float64) { s.Flip = v })
-		bind(g, "seeds", fs.Int("seeds", q.Seeds, "independent projections per point (standard errors across them when ≥ 2)"), func(s *paper.Spec, v int) { s.Seeds = v })
+		bind(g, "flip", fs.Number("flip", q.Flip, fraction, "from 0 to 1", "fraction of bits flipped for the near queries"), func(s *paper.Spec, v float64) { s.Flip = v })
+		bind(g, "seeds", fs.Count("seeds", q.Seeds, 1, maxCount, "independent projections per point (standard errors across them when ≥ 2)"), func(s *paper.Spec, v int) { s.Seeds = v })
 	}
 	if q.Uses(paper.UsesRetrieval) {
-		bind(g, "queries", fs.Int("queries", 0, "queries per set: the first N of the K (default: the scale's; 0 = all)"), func(s *paper.Spec, v int) { s.Queries = v })
-		bind(g, "step", fs.Float64("step", q.Step, "descent step η (the paper's code: 0.03)"), func(s *paper.Spec, v float64) { s.Step = v })
-		bind(g, "steps", fs.Int("steps", q.MaxSteps, "maximum descent steps L (the paper's code: 1000)"), func(s *paper.Spec, v int) { s.MaxSteps = v })
-		bind(g, "tol", fs.Float64("tol", q.Tol, "stop a query when its energy changes by less than this (0: run every step)"), func(s *paper.Spec, v float64) { s.Tol = v })
+		bind(g, "queries", fs.Count("queries", 0, 0, maxCount, "queries per set: the first N of the K (default: the scale's; 0 = all)"), func(s *paper.Spec, v int) { s.Queries = v })
+		bind(g, "step", fs.Number("step", q.Step, positive, "> 0", "descent step η (the paper's code: 0.03)"), func(s *paper.Spec, v float64) { s.Step = v })
+		bind(g, "steps", fs.Count("steps", q.MaxSteps, 1, maxCount, "maximum descent steps L (the paper's code: 1000)"), func(s *paper.Spec, v int) { s.MaxSteps = v })
+		bind(g, "tol", fs.Number("tol", q.Tol, nonNegative, "≥ 0", "stop a query when its energy changes by less than this (0: run every step)"), func(s *paper.Spec, v float64) { s.Tol = v })
 	}
 	return g
 }
@@ -113,16 +113,16 @@ func (g *gridFlags) spec(x *paper.Experiment) (paper.Spec, error) {
 	}
 	var err error
 	if set["d"] {
-		s.D, err = parseInts("--d", *g.axes["d"])
+		s.D, err = parseCounts("--d", *g.axes["d"])
 	}
 	if set["k"] && err == nil {
-		s.K, err = parseInts("--k", *g.axes["k"])
+		s.K, err = parseCounts("--k", *g.axes["k"])
 	}
 	if set["beta"] && err == nil {
-		s.Beta, err = parseFloats("--beta", *g.axes["beta"])
+		s.Beta, err = parsePositives("--beta", *g.axes["beta"])
 	}
 	if set["y"] && err == nil {
-		s.Y, err = parseInts("--y", *g.axes["y"])
+		s.Y, err = parseCounts("--y", *g.axes["y"])
 	}
 	for _, f := range g.fields {
 		if set[f.name] {
@@ -154,12 +154,12 @@ func runGrid(e *env, x *paper.Experiment, s paper.Spec, out string, fresh, estim
 		return nil, err
 	}
 	est := paper.FormatDuration(r.Estimate())
-	fmt.Fprintf(e.stderr, "%s (%s scale): %d tasks to run, %d configurations done already; estimated run time %s%s\n",
-		x.Name, s.Scale, len(r.Plan.Tasks), r.Skipped(), est, x.EstimateNote)
-	if estimate {
-		fmt.Fprintf(e.stdout, "%s\t%s\t%d tasks\t%s\n", x.Name, s.Scale, len(r.Plan.Tasks), est)
+	if estimate { // one line, on stdout: the plan and nothing else
+		fmt.Fprintf(e.stdout, "%s\t%s\t%d tasks\t%s%s\n", x.Name, s.Scale, len(r.Plan.Tasks), est, x.EstimateNote)
 		return nil, nil
 	}
+	fmt.Fprintf(e.stderr, "%s (%s scale): %d tasks to run, %d configurations done already; estimated run time %s%s\n",
+		x.Name, s.Scale, len(r.Plan.Tasks), r.Skipped(), est, x.EstimateNote)
 	pr := newProgress(e)
 	res, err := r.Run(func(d, total float64, label string) { pr.bar(x.Name+": "+label, d, total) })
 	pr.done()

@@ -23,6 +23,7 @@ import (
 	"syscall"
 
 	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/paper"
 )
 
 // version is set with -ldflags "-X main.version=..." by release builds.
@@ -99,13 +100,24 @@ func run(e *env, args []string) (status int) {
 		}
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "-v" {
+		args = append([]string{"version"}, args[1:]...)
+	}
 	name := args[0]
 	c, ok := commands[name]
 	if !ok {
 		fmt.Fprintf(e.stderr, "drdam: unknown command %q (run 'drdam help' for the list)\n", name)
 		return 2
 	}
+	if generationCommands[name] {
+		defer watchGeneration(e)()
+	}
 	err := c.run(e, args[1:])
+	if name == "experiment" && len(args) > 1 {
+		if _, ok := paper.Lookup(args[1]); ok {
+			name += " " + args[1] // its flags are the experiment's
+		}
+	}
 	switch {
 	case err == nil:
 		return 0

@@ -168,8 +168,9 @@ func TestPaperErrors(t *testing.T) {
 	}
 }
 
-// TestPaperEstimate checks that --estimate prints the plan and writes
-// nothing, at the paper's scale.
+// TestPaperEstimate checks that --estimate prints the plan once (it was
+// printed on stderr and again on stdout) and writes nothing, at the
+// paper's scale.
 func TestPaperEstimate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
 	for _, x := range paper.All() {
@@ -177,9 +178,13 @@ func TestPaperEstimate(t *testing.T) {
 			continue
 		}
 		name := x.Name
-		st, stdout, _ := drdam(t, "experiment", name, "--scale", "paper", "--estimate", "--out", out)
+		st, stdout, stderr := drdam(t, "experiment", name, "--scale", "paper", "--estimate", "--out", out)
 		if st != 0 || !strings.HasPrefix(stdout, name+"\tpaper\t") {
 			t.Errorf("%s: status %d, stdout %q", name, st, stdout)
+		}
+		// The summary is printed once: one line on stdout, nothing on stderr.
+		if strings.Count(stdout, "\n") != 1 || stderr != "" {
+			t.Errorf("%s --estimate: stdout %q, stderr %q; want one line and nothing", name, stdout, stderr)
 		}
 	}
 	if _, err := os.Stat(out); err == nil {

@@ -3,7 +3,10 @@ package main
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/drdam/drdam/features"
 )
 
 // progress reports a long run's status with an estimate of the time left.
@@ -19,9 +22,13 @@ type progress struct {
 	every time.Duration // minimum interval between lines on a non-terminal
 }
 
+// logEvery is the interval between progress lines on a non-terminal
+// (tests shorten it).
+var logEvery = 30 * time.Second
+
 func newProgress(e *env) *progress {
 	now := time.Now()
-	return &progress{e: e, start: now, last: now, every: 30 * time.Second}
+	return &progress{e: e, start: now, last: now, every: logEvery}
 }
 
 // update shows "label: done/total" and the estimated time left.
@@ -75,5 +82,54 @@ func (p *progress) done() {
 	if p.shown {
 		fmt.Fprint(p.e.stderr, "\r\033[K")
 		p.shown = false
+	}
+}
+
+// generationCommands are the commands that draw a model's projection
+// without a progress display of their own (the experiments, demo, bench
+// and compute show theirs, or time the drawing): they show the drawing of
+// a long one (an orthogonal projection at D = 12288 takes minutes).
+var generationCommands = map[string]bool{"encode": true, "add": true, "remove": true, "merge": true, "info": true,
+	"energy": true, "recall": true, "complete": true}
+
+// watchGeneration shows the progress of the seeded projections drawn until
+// the function it returns is called, one status line per projection, as
+// progress does: on a terminal after 200 ms, in a log every 30 s.
+func watchGeneration(e *env) (stop func()) {
+	type key struct {
+		kind features.ProjectionKind
+		seed uint64
+		y, d int
+	}
+	var mu sync.Mutex
+	type state struct {
+		pr   *progress
+		rows float64
+	}
+	live := map[key]*state{}
+	restore := features.SetGenerationProgress(func(r features.GenerationReport) {
+		mu.Lock()
+		defer mu.Unlock()
+		k := key{r.Kind, r.Seed, r.Y, r.D}
+		st := live[k]
+		if st == nil {
+			st = &state{pr: newProgress(e)}
+			live[k] = st
+		}
+		st.rows += r.Rows
+		label := fmt.Sprintf("drawing the %v projection (Y = %d, D = %d, seed %d)", r.Kind, r.Y, r.D, r.Seed)
+		st.pr.bar(label, st.rows, float64(r.Y))
+		if st.rows >= float64(r.Y)-0.5 {
+			st.pr.done()
+			delete(live, k)
+		}
+	})
+	return func() {
+		restore()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, st := range live {
+			st.pr.done()
+		}
 	}
 }

@@ -210,8 +210,8 @@ func TestUnderUlimit(t *testing.T) {
 	craftedModel(t, structured, 4, 4, 50_000_000) // a 800 MB file, 3.2 GB of diagonals
 	out := filepath.Join(dir, "out.drdam")
 	for _, args := range [][]string{
-		{"encode", "--patterns", pat, "--out", out, "--y", "4000000000", "--projection", "structured"},
-		{"encode", "--patterns", pat, "--out", out, "--y", "4000000000", "--on-demand"},
+		{"encode", "--patterns", pat, "--out", out, "--y", "1e9", "--projection", "structured"},
+		{"encode", "--patterns", pat, "--out", out, "--y", "1e9", "--on-demand"},
 		{"encode", "--patterns", pat, "--out", out, "--y", "300000000"},
 		{"energy", "--model", dense, "--queries", pat},
 		{"energy", "--model", ortho, "--queries", pat},

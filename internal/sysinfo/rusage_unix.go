@@ -24,3 +24,13 @@ func AddressSpaceLimit() int64 {
 	}
 	return int64(rl.Cur)
 }
+
+// CPUSeconds returns the CPU time (user and system) the process has used
+// so far, in seconds, and whether it is known.
+func CPUSeconds() (float64, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) * 1e-9, true
+}

@@ -28,3 +28,20 @@ func TestReadings(t *testing.T) {
 		t.Error("no model name in /proc/cpuinfo")
 	}
 }
+
+// TestCPUSeconds: the process's CPU time is known on Unix and grows with
+// work.
+func TestCPUSeconds(t *testing.T) {
+	c0, ok := CPUSeconds()
+	if !ok {
+		t.Skip("CPU time unknown here")
+	}
+	x := 0.0
+	for i := range 20_000_000 {
+		x += float64(i & 7)
+	}
+	c1, _ := CPUSeconds()
+	if !(c1 > c0) || x == 0 {
+		t.Errorf("CPU time %v then %v, want growth", c0, c1)
+	}
+}
