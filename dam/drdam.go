@@ -248,12 +248,11 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 	// factor exp(−β‖ξ‖²)/√(Y·mult) of φ.
 	lw := make([]float64, k)
 	if m.cfg.Similarity == Dot {
+		if err := checkDotWeights(patterns, m.cfg); err != nil {
+			return err
+		}
 		for i := range lw {
 			lw[i] = beta * sq[i] / 2
-			if lw[i] > MaxDotLogWeight {
-				return fmt.Errorf("patterns: row %d: β‖ξ‖²/2 = %.4g exceeds %d: with the dot energy a DrDAM weighs each pattern by exp(β‖ξ‖²/2), and the error of its random-feature estimate is of that size, so this pattern would drown every pattern of smaller norm (and the energy of every query) in noise; scale the patterns down (to unit norm, for instance) or lower β",
-					i+1, lw[i], MaxDotLogWeight)
-			}
 		}
 	}
 	// Keep T as it was, to restore it if the update cannot be represented.

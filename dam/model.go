@@ -57,6 +57,43 @@ func checkRows(what string, x []float64, d int, c Config) (int, error) {
 	return len(x) / d, checkValues(what, x, d, c)
 }
 
+// CheckPatterns checks the row-major patterns x (K×D) as Add does, without
+// storing them: the slice is a whole number of rows, every value finite,
+// every row within ScaleLimit, and, for a DrDAM of the dot energy, every
+// β‖ξ‖²/2 at most MaxDotLogWeight. Rows and columns are counted from 1.
+// Callers that add a large matrix in parts (to show progress) check it
+// whole first, so that an error names the row of the whole matrix.
+func (c Config) CheckPatterns(x []float64) error {
+	c, err := c.Validate()
+	if err != nil {
+		return err
+	}
+	if _, err := checkRows("patterns", x, c.D, c); err != nil {
+		return err
+	}
+	if c.Rep == RepDrDAM && c.Similarity == Dot {
+		return checkDotWeights(x, c)
+	}
+	return nil
+}
+
+// checkDotWeights refuses patterns whose dot weight β‖ξ‖²/2 exceeds
+// MaxDotLogWeight.
+func checkDotWeights(x []float64, c Config) error {
+	d := c.D
+	for r := 0; r < len(x); r += d {
+		var s float64
+		for _, v := range x[r : r+d] {
+			s += v * v
+		}
+		if lw := c.Beta * s / 2; lw > MaxDotLogWeight {
+			return fmt.Errorf("patterns: row %d: β‖ξ‖²/2 = %.4g exceeds %d: with the dot energy a DrDAM weighs each pattern by exp(β‖ξ‖²/2), and the error of its random-feature estimate is of that size, so this pattern would drown every pattern of smaller norm (and the energy of every query) in noise; scale the patterns down (to unit norm, for instance) or lower β",
+				r/d+1, lw, MaxDotLogWeight)
+		}
+	}
+	return nil
+}
+
 // checkValues checks every row of x (width d) in one pass: its values are
 // finite and β·‖v‖² is within c's limit.
 func checkValues(what string, x []float64, d int, c Config) error {

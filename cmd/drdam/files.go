@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/internal/atomicfile"
 )
 
@@ -118,4 +119,35 @@ func budgetHint(err error) error {
 		lower = "the number of patterns"
 	}
 	return fmt.Errorf("%w; lower %s, or raise --max-memory", err, lower)
+}
+
+// store adds (or, with remove set, removes) the patterns p of the file
+// name to m. A large matrix goes in parts of 8192 rows, with a progress
+// line: it is checked whole first, so that an error names its row in the
+// file. The parts are multiples of the 256 patterns that a DrDAM encodes
+// at a time, so T is the same bit for bit as with one call; a DrDAM of
+// the dot energy, whose scale depends on every pattern of a call, takes
+// them in one.
+func store(e *env, m dam.Memory, p *dataio.Matrix, name string, remove bool) error {
+	c := m.Config()
+	if err := c.CheckPatterns(p.Data); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	op, verb := m.Add, "adding"
+	if remove {
+		op, verb = m.Remove, "removing"
+	}
+	part := 8192
+	if c.Rep == dam.RepDrDAM && c.Similarity == dam.Dot {
+		part = p.Rows
+	}
+	pr := newProgress(e)
+	defer pr.done()
+	for r := 0; r < p.Rows; r += part {
+		pr.update(verb+" the patterns of "+name, r, p.Rows)
+		if err := op(p.Data[r*p.Cols : min(r+part, p.Rows)*p.Cols]); err != nil {
+			return fmt.Errorf("%s: %w", name, budgetHint(err))
+		}
+	}
+	return nil
 }

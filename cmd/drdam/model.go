@@ -66,8 +66,8 @@ Example:
 	if err != nil {
 		return budgetHint(flagError(err))
 	}
-	if err := m.Add(p.Data); err != nil {
-		return fmt.Errorf("%s: %w", *patterns, budgetHint(err))
+	if err := store(e, m, p, *patterns, false); err != nil {
+		return err
 	}
 	if err := dam.Save(*out, m); err != nil {
 		return err
@@ -142,13 +142,8 @@ subtracts their features from T and cannot check that they were stored.`
 		return err
 	}
 	before := m.Len()
-	if verb == "add" {
-		err = m.Add(p.Data)
-	} else {
-		err = m.Remove(p.Data)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", *patterns, budgetHint(err))
+	if err := store(e, m, p, *patterns, verb == "remove"); err != nil {
+		return err
 	}
 	if err := dam.Save(*out, m); err != nil {
 		return err

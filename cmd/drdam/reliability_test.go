@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/drdam/drdam/dam"
 )
 
 // TestMain lets the tests run the test binary as the drdam command (with
@@ -321,4 +323,44 @@ func TestKilledRuns(t *testing.T) {
 		t.Errorf("%d adds finished, model says:\n%s", finished, out)
 	}
 	t.Logf("%d of 10 runs interrupted while writing; SIGKILL left %d temporary files, all removed by the next add", interrupted, leftByKill)
+}
+
+// TestStoreInParts: encode adds a large matrix in parts, with progress,
+// and writes the model one Add of the whole matrix makes, byte for byte;
+// an invalid row is named by its row in the file.
+func TestStoreInParts(t *testing.T) {
+	dir := t.TempDir()
+	const k, d = 20000, 4
+	var sb strings.Builder
+	x := make([]float64, k*d)
+	for i := range x {
+		x[i] = float64((i*7919)%1000) / 2000
+		if i%d == d-1 {
+			fmt.Fprintf(&sb, "%g\n", x[i])
+		} else {
+			fmt.Fprintf(&sb, "%g,", x[i])
+		}
+	}
+	pat := writeCSV(t, dir, "p.csv", sb.String())
+	out := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", pat, "--out", out, "--y", "64", "--seed", "3")
+	m, err := dam.New(dam.Config{D: d, Beta: 10, Y: 64, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Add(x); err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	if err := dam.Write(&want, m); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(out); !bytes.Equal(got, want.Bytes()) {
+		t.Errorf("encode in parts differs from one Add of the whole matrix")
+	}
+	bad := writeCSV(t, dir, "bad.csv", sb.String()+"0,1e200,0,0\n")
+	st, _, errOut := drdam(t, "encode", "--patterns", bad, "--out", out, "--y", "64")
+	if st != 1 || !strings.Contains(errOut, fmt.Sprintf("row %d is too large", k+1)) {
+		t.Errorf("bad last row: status %d, %q", st, errOut)
+	}
 }
