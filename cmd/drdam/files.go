@@ -144,7 +144,9 @@ func store(e *env, m dam.Memory, p *dataio.Matrix, name string, remove bool) err
 	pr := newProgress(e)
 	defer pr.done()
 	for r := 0; r < p.Rows; r += part {
-		pr.update(verb+" the patterns of "+name, r, p.Rows)
+		if p.Rows > part {
+			pr.update(verb+" the patterns of "+name, r, p.Rows)
+		}
 		if err := op(p.Data[r*p.Cols : min(r+part, p.Rows)*p.Cols]); err != nil {
 			return fmt.Errorf("%s: %w", name, budgetHint(err))
 		}
