@@ -524,7 +524,8 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 	d := bd.d
 	x0 := bd.retrievalQueries(nq)
 	opt := dam.RecallOptions{Step: r.Step, MaxSteps: r.MaxSteps, Tol: r.Tol}
-	h := make([][3][]float64, len(keys)) // h[key][set]: Δ_H of each query, seed after seed
+	h := make([][3][]float64, len(keys))  // h[key][set]: Δ_H of each query, seed after seed
+	st := make([][3][]float64, len(keys)) // 1 where DrDAM's descent stalled at the clip floor
 	for rr := range ns {
 		seed := a.seed + uint64(rr)
 		sp := &sharedProjection{cfg: drdamConfig(a.kind, g.Basis, seed, keys[0].Y, d, g.Precision)}
@@ -549,6 +550,11 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 				for q := range nq {
 					i := (s*nq + q) * d
 					h[ki][s] = append(h[ki][s], metrics.Hamming(ref[i:i+d], res.X[i:i+d]))
+					stalled := 0.0
+					if res.Outcome[s*nq+q] == dam.Stalled {
+						stalled = 1
+					}
+					st[ki][s] = append(st[ki][s], stalled)
 				}
 			}
 		}
@@ -556,7 +562,7 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 	var rows []Row
 	for ki, key := range keys {
 		for s, set := range QuerySets {
-			rows = append(rows, summarize(key, set, MetricHamming, h[ki][s], ns))
+			rows = append(rows, summarize(key, set, MetricHamming, h[ki][s], ns), summarize(key, set, MetricStalled, st[ki][s], ns))
 		}
 		ref := bd.fixed[key.Beta]
 		mr := make([]float64, nq)

@@ -132,8 +132,8 @@ func TestRetrievalPlan(t *testing.T) {
 	g := BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: 5}
 	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, DefaultRates, nil)
 	rows := runPlan(t, p, err)
-	if len(rows) != 4 {
-		t.Fatalf("%d rows, want 4 (3 sets and MrDAM's own recall)", len(rows))
+	if len(rows) != 7 {
+		t.Fatalf("%d rows, want 7 (Δ_H and stalled for 3 sets, and MrDAM's own recall)", len(rows))
 	}
 	get := func(q QuerySet, m string) Row {
 		r, ok := Find(rows, rows[0].Key(), q, m)
@@ -147,6 +147,11 @@ func TestRetrievalPlan(t *testing.T) {
 	}
 	if far := get(Far, MetricHamming); !(far.Mean > 0.1) {
 		t.Errorf("Δ_H far = %v, want > 0.1", far.Mean)
+	}
+	// At a stored pattern φ(x)·T estimates a sum whose own term is 1,
+	// with a noise of about √(K/2Y) ≈ 0.02: far above ε = 1e-5.
+	if st := get(At, MetricStalled); st.Mean != 0 || st.Count != 20 {
+		t.Errorf("stalled at the stored patterns: %v of %d, want none of 20", st.Mean, st.Count)
 	}
 	if mr := get(At, MetricMrRecall); mr.Mean != 0 {
 		t.Errorf("MrDAM's fixed points from the stored patterns differ from them: %v", mr)

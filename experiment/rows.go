@@ -24,6 +24,10 @@ const (
 	// patterns and the patterns themselves: 0 where they are fixed points,
 	// large where β is too small for K memories to be separate minima.
 	MetricMrRecall = "mrdam_recall"
+	// MetricStalled is the fraction of DrDAM's descents that ended stalled
+	// at the clip floor ε (dam.Stalled): their fixed points are where the
+	// queries started, not retrievals.
+	MetricStalled = "stalled"
 )
 
 // QuerySet names where queries start: at the stored patterns, near them,

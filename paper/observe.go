@@ -476,6 +476,15 @@ func ObserveRetrieval(rows []experiment.Row) Finding {
 			if mr, ok := ix.get(k, experiment.At, experiment.MetricMrRecall); ok && mr.Mean > 0.05 {
 				line += fmt.Sprintf(" (MrDAM itself does not keep the stored patterns here: its fixed points from them differ from them in %.0f%% of the bits)", 100*mr.Mean)
 			}
+			var stalled []string
+			for _, q := range experiment.QuerySets {
+				if r, ok := ix.get(k, q, experiment.MetricStalled); ok && r.Mean > 0 {
+					stalled = append(stalled, fmt.Sprintf("%.0f%% %s", 100*r.Mean, q))
+				}
+			}
+			if len(stalled) > 0 {
+				line += fmt.Sprintf("; DrDAM queries stalled at the clip floor (not retrievals: they stay where they started): %s", strings.Join(stalled, ", "))
+			}
 			f.Details = append(f.Details, line)
 			if b >= 40 && d >= 100 {
 				random = append(random, fmt.Sprintf("%.2f (D = %d, β = %g)", far.Mean, d, b))
