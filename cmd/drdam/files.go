@@ -114,11 +114,14 @@ func budgetHint(err error) error {
 	if !errors.As(err, &be) {
 		return err
 	}
-	lower := "--y (or use --projection structured, or --precision float32)"
-	if be.Field == "K" {
-		lower = "the number of patterns"
+	hint := "lower --y, or raise --max-memory"
+	switch {
+	case be.Field == "K":
+		hint = "lower the number of patterns, or raise --max-memory"
+	case strings.Contains(be.Largest, "stored projection"), strings.Contains(be.Largest, "orthogonal"):
+		hint = "lower --y, use --projection structured (O(Y) memory) or --precision float32, or raise --max-memory"
 	}
-	return fmt.Errorf("%w; lower %s, or raise --max-memory", err, lower)
+	return fmt.Errorf("%w; %s", err, hint)
 }
 
 // store adds (or, with remove set, removes) the patterns p of the file
