@@ -270,7 +270,7 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 			// saw to that), so a larger one was never stored.
 			for i, v := range lw {
 				if v > m.logScale {
-					return fmt.Errorf("pattern %d is not stored in the memory (its weight exceeds every stored one)", i)
+					return fmt.Errorf("patterns: row %d is not stored in the memory (its weight exceeds every stored one)", i+1)
 				}
 			}
 		}

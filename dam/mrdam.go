@@ -104,7 +104,7 @@ func (m *MrDAM) Remove(patterns []float64) error {
 			}
 		}
 		if found < 0 {
-			return fmt.Errorf("pattern %d is not stored in the memory (nothing removed)", r)
+			return fmt.Errorf("patterns: row %d is not stored in the memory (nothing removed)", r+1)
 		}
 		gone[found] = true
 	}

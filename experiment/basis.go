@@ -46,7 +46,7 @@ func BasisPlan(g BasisGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 	}
 	for i, v := range g.Data {
 		if !(v >= 0 && v <= 1/math.Sqrt(float64(g.D))*(1+1e-12)) {
-			return nil, fmt.Errorf("basis-ablation: data row %d, column %d is %v, outside [0, 1/√D] (normalize the data first)", i/g.D, i%g.D, v)
+			return nil, fmt.Errorf("basis-ablation: data row %d, column %d is %v, outside [0, 1/√D] (normalize the data first)", i/g.D+1, i%g.D+1, v)
 		}
 	}
 	pick := choose(g.Seed, n, g.Stored+g.New)

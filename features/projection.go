@@ -264,7 +264,7 @@ func NewDense(w []float64, y, d int) (*Dense, error) {
 	}
 	for i, v := range w {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("projection matrix row %d, column %d: %v", i/d, i%d, v)
+			return nil, fmt.Errorf("projection matrix row %d, column %d (counted from 1): %v", i/d+1, i%d+1, v)
 		}
 	}
 	return &Dense{y: y, d: d, w: w}, nil
