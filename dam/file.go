@@ -277,6 +277,9 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 	if c.Rep != RepMrDAM && c.Rep != RepDrDAM {
 		return c, 0, 0, fmt.Errorf("header: unknown representation %d (want 1 mrdam or 2 drdam)", h[12])
 	}
+	if c.Similarity != L2 && c.Similarity != Dot {
+		return c, 0, 0, fmt.Errorf("header: unknown similarity %d (want 1 l2 or 2 dot)", h[13])
+	}
 	c.Precision = Precision(h[16])
 	if c.Precision != Float64 && c.Precision != Float32 {
 		return c, 0, 0, fmt.Errorf("header: unknown precision %d (want 1 float64 or 2 float32)", h[16])
