@@ -17,6 +17,20 @@ type Matrix struct {
 	Data       []float64
 }
 
+// MaxValues is the largest number of values (rows × attributes) that
+// ParseARFF and ReadARFF hold: 2^28, 2 GiB of float64. A sparse ARFF row
+// ({} or {i v}) stands for a whole row of values however short it is, so
+// a small file can describe a matrix far larger than itself; a file that
+// would pass MaxValues is an error naming the row, rather than an
+// allocation that exhausts memory. Other formats need no such limit: a
+// text file takes at least two bytes per value and a .npy file as many
+// bytes as its dtype, which the readers check against the file's size
+// before allocating.
+const MaxValues = 1 << 28
+
+// maxValues is MaxValues, lowered by tests.
+var maxValues = MaxValues
+
 // format is a file format, chosen by extension.
 type format int
 
@@ -132,7 +146,8 @@ func asVector(path string, m *Matrix) ([]float64, error) {
 // vector. A nonzero value is true and zero is false; a .npy file may hold
 // bools or numbers, and a text file may also hold true and false (in any
 // case). A mask whose length is not d is an error "mask PATH: want D=d,
-// found n values".
+// found n values (R×C)", and a NaN is an error naming its
+// row and column, counted from 1 as in every error of this package.
 func ReadMask(path string, d int) ([]bool, error) {
 	m, err := readMatrix(path, parseBool)
 	if err != nil {
@@ -143,12 +158,13 @@ func ReadMask(path string, d int) ([]bool, error) {
 		return nil, fmt.Errorf("mask %w", err)
 	}
 	if len(v) != d {
-		return nil, fmt.Errorf("mask %s: want D=%d, found %d values", path, d, len(v))
+		return nil, fmt.Errorf("mask %s: want D=%d, found %d %s (%d×%d)", path, d, len(v), plural(len(v), "value", "values"), m.Rows, m.Cols)
 	}
+	cols := max(m.Cols, 1)
 	mask := make([]bool, len(v))
 	for i, x := range v {
 		if math.IsNaN(x) {
-			return nil, fmt.Errorf("mask %s: element %d: NaN is neither true nor false", path, i+1)
+			return nil, fmt.Errorf("mask %s: row %d, column %d: NaN is neither true nor false", path, i/cols+1, i%cols+1)
 		}
 		mask[i] = x != 0
 	}
@@ -169,4 +185,12 @@ func CheckFinite(path string, m *Matrix) error {
 		}
 	}
 	return nil
+}
+
+// plural returns one if n is 1 and many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
