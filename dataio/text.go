@@ -90,7 +90,7 @@ func (c *csvRecords) next() ([]string, []int, error) {
 type txtRecords struct {
 	r     *bufio.Reader
 	line  int
-	comma int // 0 until the first data line, then 1 for commas, -1 for spaces
+	comma int   // 0 until the first data line, then 1 for commas, -1 for spaces
 	lines []int // reused by next
 }
 
