@@ -319,10 +319,10 @@ func valueList(vals []string) string {
 	return b.String()
 }
 
-// readARFFMatrix reads the numeric attributes of the ARFF file at path,
-// for ReadMatrix.
-func readARFFMatrix(path string) (*Matrix, error) {
-	a, err := ReadARFF(path)
+// arffMatrix reads the numeric attributes of the ARFF file in r, called
+// path, for ReadMatrix.
+func arffMatrix(r io.Reader, path string) (*Matrix, error) {
+	a, err := ParseARFF(r, path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,14 +2,17 @@ package dataio_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/drdam/drdam/dataio"
+	"github.com/drdam/drdam/internal/fuzzbudget"
 )
 
 var nan = math.NaN()
@@ -375,8 +378,42 @@ func TestReadMatrixARFF(t *testing.T) {
 	}
 }
 
-// FuzzParseARFF checks that ParseARFF never panics, and that what it
-// returns is consistent.
+// arffBudget bounds what one ParseARFF (and the Numeric and Labels that
+// FuzzParseARFF calls after it) may allocate, for an input of n bytes
+// whose rows × attributes are at most v; see arffValues.
+//
+// Per byte of input, 256: each line is copied once by the line reader and
+// once more, unquoted, by the lexer; a dense field costs a 24-byte
+// arffField (twice, for append's growth) and a declared nominal value its
+// string, a map entry (about 50 bytes) and a place in Values; an
+// attribute takes a 72-byte Attribute, a map entry and per-attribute
+// slices of a few words, and an attribute declaration is at least 15 bytes
+// long ("@attribute a{b}"). Messages quote at most a few dozen bytes.
+// Per value, 128: 8 bytes in Data, 16 bytes of string header in Strings
+// for a string or date attribute, 8 in Numeric's matrix and 16 in Labels'
+// result, all grown by append, which allocates up to 3 times the final
+// size. Values are counted apart from bytes because a sparse row ({})
+// stands for a whole row however short it is: MaxValues bounds them, not
+// the input's size. Fixed, 1 MiB: the 64 KiB buffered reader and small
+// maps and messages.
+func arffBudget(v int) fuzzbudget.Budget {
+	return fuzzbudget.Budget{PerByte: 256, Fixed: 1<<20 + 128*uint64(v)}
+}
+
+// arffWhere is what every error of ParseARFF starts with after the file
+// name: a line, with the row for an error in a data row, or a complaint
+// about the file as a whole.
+var arffWhere = regexp.MustCompile(`^(line [1-9][0-9]*( \(row [1-9][0-9]*\))?(: |, (field|sparse entry) [1-9])|empty file)`)
+
+// arffValues returns an upper bound of the rows × attributes of the ARFF
+// text s: at most one row per line, and one attribute per "@attribute".
+func arffValues(s string) int {
+	return (strings.Count(s, "\n") + 1) * strings.Count(strings.ToLower(s), "@attribute")
+}
+
+// FuzzParseARFF checks that ParseARFF never panics, that what it returns
+// is consistent, that its errors name the file and a data row's row, and
+// that it allocates within arffBudget.
 func FuzzParseARFF(f *testing.F) {
 	for _, s := range []string{
 		letterHead,
@@ -387,14 +424,44 @@ func FuzzParseARFF(f *testing.F) {
 		"@attribute x numeric\n@data\n1,{",
 		"@attribute 'x",
 		"",
+		// Sparse rows of many attributes: the largest expansion.
+		strings.Repeat("@attribute a numeric\n", 1) + strings.Repeat("@attribute 'b\\'' string\n", 1) + "@data\n" + strings.Repeat("{}\n", 64),
+		"@attribute x {a,b}\n@data\n{0 ?}\n?\n{0 a},{1}\n",
+		"@attribute x numeric\n@data\n1,{2\n",
+		"@attribute x numeric\n@data\nnan\n-Inf\n1e400\n",
+		"@attribute x numeric\n@data\n@data\n",
+		"@attribute x date \"yyyy\"\n@attribute y relational\n",
 	} {
 		f.Add(s)
 	}
+	// A width declared by a thousand attributes, and rows of every kind.
+	var wide strings.Builder
+	for j := range 1000 {
+		fmt.Fprintf(&wide, "@attribute a%d numeric\n", j)
+	}
+	wide.WriteString("@data\n{}\n{999 1}\n" + strings.Repeat("1,", 999) + "1\n" + strings.Repeat("1,", 500) + "\n")
+	f.Add(wide.String())
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := dataio.ParseARFF(strings.NewReader(s), "f.arff")
+		var a *dataio.ARFF
+		var err error
+		fuzzbudget.Check(t, "ParseARFF", len(s), arffBudget(arffValues(s)), func() {
+			a, err = dataio.ParseARFF(strings.NewReader(s), "f.arff")
+			if err == nil {
+				a.Numeric()
+				for _, at := range a.Attributes {
+					if at.Type != dataio.Numeric {
+						a.Labels(at.Name)
+					}
+				}
+			}
+		})
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.arff:") {
-				t.Errorf("error %q does not start with the file name", err)
+			msg := err.Error()
+			if !strings.HasPrefix(msg, "f.arff: ") {
+				t.Errorf("error %q does not start with the file name", msg)
+			}
+			if !arffWhere.MatchString(strings.TrimPrefix(msg, "f.arff: ")) {
+				t.Errorf("error %q does not name its place as the package documentation says", msg)
 			}
 			return
 		}

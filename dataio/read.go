@@ -1,8 +1,12 @@
 package dataio
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -91,25 +95,48 @@ func ReadMatrix(path string) (*Matrix, error) {
 	return readMatrix(path, parseNumber)
 }
 
+// readMatrix reads a matrix from path, parsing the fields of a text file
+// with parse.
 func readMatrix(path string, parse func(string) (float64, error)) (*Matrix, error) {
 	f, err := formatOf(path, false)
 	if err != nil {
 		return nil, err
 	}
-	switch f {
-	case formatNPY:
-		return readNPY(path)
-	case formatARFF:
-		return readARFFMatrix(path)
+	file, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if f == formatNPY {
+			return nil, fmt.Errorf("read %s: %w", path, err) // as npy.ReadFile says it
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return readText(path, f, parse)
+	defer file.Close()
+	return decodeMatrix(file, path, f, parse)
 }
 
-func readNPY(path string) (*Matrix, error) {
-	a, err := npy.ReadFile(path)
-	if err != nil {
-		return nil, err
+// decodeMatrix reads a matrix in format f from r, which holds the file
+// called path (a name for messages only), parsing the fields of a text
+// file with parse. It is ReadMatrix and ReadMask after the file is opened,
+// and what the fuzz targets call.
+func decodeMatrix(r io.Reader, path string, f format, parse func(string) (float64, error)) (*Matrix, error) {
+	switch f {
+	case formatNPY:
+		a, err := npy.Read(r)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		return npyMatrix(path, a)
+	case formatARFF:
+		return arffMatrix(r, path)
 	}
+	return parseText(r, path, f, parse)
+}
+
+// npyMatrix returns the matrix of a 1-D or 2-D array read from path.
+func npyMatrix(path string, a *npy.Array) (*Matrix, error) {
 	var m *Matrix
 	switch len(a.Shape) {
 	case 1:
@@ -153,6 +180,11 @@ func ReadMask(path string, d int) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	return maskOf(path, m, d)
+}
+
+// maskOf returns the mask of length d that m, read from path, holds.
+func maskOf(path string, m *Matrix, d int) ([]bool, error) {
 	v, err := asVector(path, m)
 	if err != nil {
 		return nil, fmt.Errorf("mask %w", err)

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,19 +130,10 @@ func skipBOM(r *bufio.Reader) {
 	}
 }
 
-// readText reads a matrix from a text file of format f, parsing each
-// field with parse.
-func readText(path string, f format, parse func(string) (float64, error)) (*Matrix, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer file.Close()
-	br := bufio.NewReaderSize(file, 1<<16)
+// parseText reads a matrix from r, a text file of format f called path
+// (a name for messages only), parsing each field with parse.
+func parseText(r io.Reader, path string, f format, parse func(string) (float64, error)) (*Matrix, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
 	skipBOM(br)
 	var rr recordReader
 	switch f {
