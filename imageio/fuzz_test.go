@@ -121,7 +121,7 @@ func FuzzDecode(f *testing.F) {
 		seeds = append(seeds, b[:len(b)/2], b[:40])
 	}
 	seeds = append(seeds,
-		pngHeader(100000, 100000, 8, 6, nil),                        // above MaxPixels
+		pngHeader(100000, 100000, 8, 6, nil),                         // above MaxPixels
 		pngHeader(5000, 5000, 16, 6, idat([]byte{0x78, 0x9c, 0x01})), // too short for its size
 		pngHeader(1000, 1000, 1, 0, idat([]byte{0x78, 0x9c})),        // 1-bit: a small file may be a large image
 		pngHeader(0, 10, 8, 2, nil),
@@ -175,11 +175,13 @@ func sniff(data []byte) string {
 }
 
 // occlusionBudget bounds what ParseOcclusion may allocate for an h×w
-// image (h, w ≤ 64) and a spec of n bytes: the mask (3 bytes per pixel),
-// OccludeRandom's permutation (8 bytes per pixel), and the spec's
-// lower-cased copy and box fields (a few words per byte): 64 bytes per
-// byte and 64 KiB.
-var occlusionBudget = fuzzbudget.Budget{PerByte: 64, Fixed: 64 << 10}
+// image (h, w ≤ 64, so at most 4096 pixels) and a spec of n bytes. Per
+// byte, 64: the spec's lower-cased copy, the box's fields (a 16-byte
+// string header per field of at least one byte, and an int each) and the
+// message quoting it. Fixed, 128 KiB: the mask (3 bytes per pixel,
+// 12 KiB) and OccludeRandom's permutation (8 bytes per pixel, 32 KiB),
+// rounded up to the allocator's size classes, and twice that for slack.
+var occlusionBudget = fuzzbudget.Budget{PerByte: 64, Fixed: 128 << 10}
 
 // FuzzParseOcclusion checks that ParseOcclusion, which turns the command
 // line's --occlude into an image mask, never panics on any text and
