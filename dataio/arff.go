@@ -131,7 +131,7 @@ func ReadARFF(path string) (*ARFF, error) {
 // 1), and the field and attribute, with what was expected and what was
 // found, such as
 //
-//	letter.arff: line 25 (row 20), field 3 ('width'): want a number, found "x"
+//	letter.arff:25: row 20, field 3 ('width'): want a number, found "x"
 //
 // Fields are counted from 1 in messages, in sparse rows too, whose
 // indices count from 0: index 2 is field 3.
@@ -158,12 +158,12 @@ func (a *ARFF) Index(name string) int {
 	return -1
 }
 
-// where returns "NAME: line L (row I)" for row i (counted from 0, shown
-// from 1), or "NAME: row I" or "row I" without a file name or line when
-// they are not known (an ARFF not made by ParseARFF).
+// where returns "NAME:L: row I" for row i (counted from 0, shown from 1),
+// or "NAME: row I" or "row I" without a file name or line when they are
+// not known (an ARFF not made by ParseARFF).
 func (a *ARFF) where(i int) string {
 	if i < len(a.lines) && a.name != "" {
-		return fmt.Sprintf("%s: line %d (row %d)", a.name, a.lines[i], i+1)
+		return fmt.Sprintf("%s:%d: row %d", a.name, a.lines[i], i+1)
 	}
 	if a.name != "" {
 		return fmt.Sprintf("%s: row %d", a.name, i+1)

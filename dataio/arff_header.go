@@ -25,21 +25,21 @@ type arffField struct {
 }
 
 // errf returns an error prefixed with the file name and current line:
-// "NAME: line L: ...".
+// "NAME:L: ...".
 func (p *arffParser) errf(format string, args ...any) error {
-	return fmt.Errorf("%s: line %d: %s", p.a.name, p.line, fmt.Sprintf(format, args...))
+	return fmt.Errorf("%s:%d: %s", p.a.name, p.line, fmt.Sprintf(format, args...))
 }
 
 // rowErrf returns an error about the data row being parsed, row
-// a.Rows+1, prefixed with the file name, the line and the row: "NAME:
-// line L (row R), field F ('x'): ..." or "NAME: line L (row R): ...".
+// a.Rows+1, prefixed with the file name, the line and the row: "NAME:L:
+// row R, field F ('x'): ..." or "NAME:L: row R: ...".
 func (p *arffParser) rowErrf(format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	sep := ": "
 	if strings.HasPrefix(msg, "field ") || strings.HasPrefix(msg, "sparse entry ") {
 		sep = ", "
 	}
-	return fmt.Errorf("%s: line %d (row %d)%s%s", p.a.name, p.line, p.a.Rows+1, sep, msg)
+	return fmt.Errorf("%s:%d: row %d%s%s", p.a.name, p.line, p.a.Rows+1, sep, msg)
 }
 
 // next returns the next line, without its line ending, or io.EOF.
@@ -47,7 +47,7 @@ func (p *arffParser) next() (string, error) {
 	s, err := p.r.ReadString('\n')
 	if err != nil && (err != io.EOF || s == "") {
 		if err != io.EOF {
-			return "", fmt.Errorf("%s: line %d: %w", p.a.name, p.line+1, err)
+			return "", fmt.Errorf("%s:%d: %w", p.a.name, p.line+1, err)
 		}
 		return "", err
 	}

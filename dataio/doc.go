@@ -46,7 +46,7 @@
 // row, the field and its attribute, what was expected and what was found,
 // such as
 //
-//	letter.arff: line 25 (row 20), field 3 ('width'): want a number, found "x"
+//	letter.arff:25: row 20, field 3 ('width'): want a number, found "x"
 //
 // A sparse file may not expand to more than MaxValues values.
 // ARFF.Numeric gives the numeric attributes as a Matrix and ARFF.Labels
@@ -54,22 +54,26 @@
 //
 // # Where errors point
 //
-// Every reader names the place of a bad value the same way, counting
-// everything from 1:
+// Every reader names the place of a bad value the same way, with the
+// row of the matrix and its column (an ARFF file's field), all counted
+// from 1, after the file and its line:
 //
-//	FILE: line L (row R), column C: ...
+//	data.csv: line L (row R), column C: ...
+//	data.arff:L: row R, field C ('name'): ...
 //
-// L is the line of the file, as an editor shows it. R is the row of the
+// L is the line of the file, as an editor shows it; ARFF messages write
+// it NAME:L, as they do for the header's lines. R is the row of the
 // matrix the line holds: a text file's header, blank lines and comments,
-// and an ARFF file's header, are not rows, so R is L less the lines
-// before the data and the skipped ones. C is the column of the matrix in
-// a text file and, named "field F ('name')", the attribute in an ARFF
-// file (in sparse rows too, whose indices count from 0: index 2 is field
-// 3). Errors about the file as a whole, or about an ARFF header line, give
-// "FILE: line L: ..." or "FILE: ...". CheckFinite and ReadMask, which see
-// the matrix and not the file's lines, give "FILE: row R, column C: ...".
-// A .npy file has no lines: its errors give byte offsets, and the row
-// (along the first axis) where truncated data ends.
+// and an ARFF file's header, are not rows, so R is L less the lines before
+// the data and the skipped ones. C is the column of the matrix in a text
+// file and the attribute in an ARFF file (in sparse rows too, whose
+// indices count from 0: index 2 is field 3). encoding/csv's syntax errors
+// give the byte of the line instead of the column. Errors about the file
+// as a whole give "FILE: ...", and about an ARFF header line "FILE:L:
+// ...". CheckFinite and ReadMask, which see the matrix and not the file's
+// lines, give "FILE: row R, column C: ...". A .npy file has no lines: its
+// errors give byte offsets, and the row (along the first axis) in which
+// truncated data stops.
 //
 // # Atomic writes
 //
