@@ -22,8 +22,7 @@
 // every P's cache, so it is exact; the failure is reported only if the
 // exact count passes too. (Measuring every call with ReadMemStats is
 // exact but stops the world twice per input, which on a loaded machine
-// took 50 to 500 ms per call during garbage collection, and stalled the
-// fuzzer.) The calls must therefore be deterministic, as fuzz targets are.
+// took 50 to 500 ms per call and stalled the fuzzer.) The calls must therefore be deterministic, as fuzz targets are.
 //
 // The count is process-wide, so run fuzz targets with -parallel=1 (go test
 // -fuzz then runs one input at a time); the fuzzing engine's own
@@ -50,7 +49,7 @@ func (b Budget) Limit(n int) uint64 {
 	return b.PerByte*uint64(n) + b.Fixed
 }
 
-// MemoryLimit is the soft memory limit that Allocated sets for the
+// MemoryLimit is the soft memory limit that Check and Allocated set for the
 // process (runtime/debug.SetMemoryLimit, 1 GiB) unless GOMEMLIMIT has set
 // one: the garbage collector then works hard to keep a fuzz worker's heap
 // below it, so that the garbage of millions of inputs does not pile up on
