@@ -127,10 +127,11 @@ func ReadARFF(path string) (*ARFF, error) {
 // {w} (after a comma in a dense row); weights are checked to be numbers
 // and otherwise ignored, as this package has no use for them.
 //
-// Errors name the file and line, and the field and attribute, with what
-// was expected and what was found, such as
+// Errors name the file and line, for a data row the row (counted from
+// 1), and the field and attribute, with what was expected and what was
+// found, such as
 //
-//	letter.arff:25: field 3 ('width'): want a number, found "x"
+//	letter.arff:25: row 20, field 3 ('width'): want a number, found "x"
 //
 // Fields are counted from 1 in messages, in sparse rows too, whose
 // indices count from 0: index 2 is field 3.
@@ -157,8 +158,9 @@ func (a *ARFF) Index(name string) int {
 	return -1
 }
 
-// where returns "NAME:LINE: row I" for row i, or "row I" without a file
-// name or line when they are not known (an ARFF not made by ParseARFF).
+// where returns "NAME:L: row I" for row i (counted from 0, shown from 1),
+// or "NAME: row I" or "row I" without a file name or line when they are
+// not known (an ARFF not made by ParseARFF).
 func (a *ARFF) where(i int) string {
 	if i < len(a.lines) && a.name != "" {
 		return fmt.Sprintf("%s:%d: row %d", a.name, a.lines[i], i+1)
@@ -317,10 +319,10 @@ func valueList(vals []string) string {
 	return b.String()
 }
 
-// readARFFMatrix reads the numeric attributes of the ARFF file at path,
-// for ReadMatrix.
-func readARFFMatrix(path string) (*Matrix, error) {
-	a, err := ReadARFF(path)
+// arffMatrix reads the numeric attributes of the ARFF file in r, called
+// path, for ReadMatrix.
+func arffMatrix(r io.Reader, path string) (*Matrix, error) {
+	a, err := ParseARFF(r, path)
 	if err != nil {
 		return nil, err
 	}

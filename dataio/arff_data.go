@@ -55,6 +55,11 @@ func (p *arffParser) data() error {
 		for j := range strs {
 			strs[j] = ""
 		}
+		if a.Rows >= maxValues/c {
+			// Only a sparse file can get here with less than
+			// MaxValues bytes of data: "{}" is a whole row.
+			return p.rowErrf("too much data: %d rows of %d attributes would be more than MaxValues = %d values", a.Rows+1, c, maxValues)
+		}
 		if l.s[l.pos] == '{' {
 			err = p.sparse(l, row, strs)
 		} else {
@@ -86,18 +91,18 @@ func (p *arffParser) set(j int, v string, quoted bool, row []float64, strs []str
 		x, err := strconv.ParseFloat(v, 64)
 		if err != nil {
 			if errors.Is(err, strconv.ErrRange) {
-				return p.errf("%s: %s is out of range for float64", where, quoteField(v))
+				return p.rowErrf("%s: %s is out of range for float64", where, quoteField(v))
 			}
 			if v == "" && !quoted {
-				return p.errf("%s: want a number, found nothing", where)
+				return p.rowErrf("%s: want a number, found nothing", where)
 			}
-			return p.errf("%s: want a number, found %s", where, quoteField(v))
+			return p.rowErrf("%s: want a number, found %s", where, quoteField(v))
 		}
 		row[j] = x
 	case Nominal:
 		k, ok := p.index[j][v]
 		if !ok {
-			return p.errf("%s: want one of %s, found %s", where, valueList(at.Values), quoteField(v))
+			return p.rowErrf("%s: want one of %s, found %s", where, valueList(at.Values), quoteField(v))
 		}
 		row[j] = float64(k)
 	default:
@@ -113,17 +118,17 @@ func (p *arffParser) weight(l *lexer) error {
 	l.pos++
 	w, _, err := l.value("}")
 	if err != nil {
-		return p.errf("instance weight: %v", err)
+		return p.rowErrf("instance weight: %v", err)
 	}
 	if l.pos >= len(l.s) || l.s[l.pos] != '}' {
-		return p.errf("instance weight: want {number}, found %s", quoteField(strings.TrimSpace(l.s[start:])))
+		return p.rowErrf("instance weight: want {number}, found %s", quoteField(strings.TrimSpace(l.s[start:])))
 	}
 	l.pos++
 	if _, err := strconv.ParseFloat(w, 64); err != nil {
-		return p.errf("instance weight: want a number, found %s", quoteField(w))
+		return p.rowErrf("instance weight: want a number, found %s", quoteField(w))
 	}
 	if !l.end() {
-		return p.errf("want the end of the line after the instance weight, found %s", quoteField(l.rest()))
+		return p.rowErrf("want the end of the line after the instance weight, found %s", quoteField(l.rest()))
 	}
 	return nil
 }
@@ -138,7 +143,7 @@ func (p *arffParser) dense(l *lexer, row []float64, strs []string) error {
 		// row. Instance weights are ignored.
 		if len(p.fields) > 0 && l.pos < len(l.s) && l.s[l.pos] == '{' {
 			if len(p.fields) != c {
-				return p.errf("want %d comma-separated fields (one per attribute), found %d before the instance weight", c, len(p.fields))
+				return p.rowErrf("want %d comma-separated fields (one per attribute), found %d before the instance weight", c, len(p.fields))
 			}
 			if err := p.weight(l); err != nil {
 				return err
@@ -149,21 +154,21 @@ func (p *arffParser) dense(l *lexer, row []float64, strs []string) error {
 		v, quoted, err := l.value(",")
 		if err != nil {
 			if n < c {
-				return p.errf("%s: %v", p.field(n), err)
+				return p.rowErrf("%s: %v", p.field(n), err)
 			}
-			return p.errf("field %d: %v", n+1, err)
+			return p.rowErrf("field %d: %v", n+1, err)
 		}
 		p.fields = append(p.fields, arffField{v, quoted})
 		if l.end() {
 			break
 		}
 		if l.s[l.pos] != ',' {
-			return p.errf("field %d: want ',' after the quoted value, found %s", n+1, quoteField(l.rest()))
+			return p.rowErrf("field %d: want ',' after the quoted value, found %s", n+1, quoteField(l.rest()))
 		}
 		l.pos++
 	}
 	if len(p.fields) != c {
-		return p.errf("want %d comma-separated fields (one per attribute), found %d", c, len(p.fields))
+		return p.rowErrf("want %d comma-separated fields (one per attribute), found %d", c, len(p.fields))
 	}
 	for j, f := range p.fields {
 		if err := p.set(j, f.text, f.quoted, row, strs, p.field(j)); err != nil {
@@ -195,37 +200,37 @@ func (p *arffParser) sparse(l *lexer, row []float64, strs []string) error {
 			if !l.end() {
 				found = quoteField(l.rest())
 			}
-			return p.errf("sparse entry %d: want an attribute index (0 to %d), found %s", entry, c-1, found)
+			return p.rowErrf("sparse entry %d: want an attribute index (0 to %d), found %s", entry, c-1, found)
 		}
 		idx, err := strconv.Atoi(l.s[start:l.pos])
 		if err != nil || idx >= c {
-			return p.errf("sparse entry %d: attribute index %s out of range (want 0 to %d, for %d attributes)", entry, l.s[start:l.pos], c-1, c)
+			return p.rowErrf("sparse entry %d: attribute index %s out of range (want 0 to %d, for %d attributes)", entry, l.s[start:l.pos], c-1, c)
 		}
 		if idx <= last {
-			return p.errf("sparse entry %d: attribute index %d after %d; want indices in increasing order", entry, idx, last)
+			return p.rowErrf("sparse entry %d: attribute index %d after %d; want indices in increasing order", entry, idx, last)
 		}
 		last = idx
 		where := fmt.Sprintf("sparse entry %d, %s", entry, p.field(idx))
 		if l.pos < len(l.s) && l.s[l.pos] != ' ' && l.s[l.pos] != '\t' {
-			return p.errf("%s: want a space between the index and the value, found %s", where, quoteField(l.rest()))
+			return p.rowErrf("%s: want a space between the index and the value, found %s", where, quoteField(l.rest()))
 		}
 		v, quoted, err := l.value(",}")
 		if err != nil {
-			return p.errf("%s: %v", where, err)
+			return p.rowErrf("%s: %v", where, err)
 		}
 		if err := p.set(idx, v, quoted, row, strs, where); err != nil {
 			return err
 		}
 		l.space()
 		if l.pos >= len(l.s) || l.s[l.pos] == '%' {
-			return p.errf("sparse row: want ',' or '}' after entry %d, found the end of the line", entry)
+			return p.rowErrf("sparse row: want ',' or '}' after entry %d, found the end of the line", entry)
 		}
 		if l.s[l.pos] == '}' {
 			l.pos++
 			break
 		}
 		if l.s[l.pos] != ',' {
-			return p.errf("sparse row: want ',' or '}' after entry %d, found %s", entry, quoteField(l.rest()))
+			return p.rowErrf("sparse row: want ',' or '}' after entry %d, found %s", entry, quoteField(l.rest()))
 		}
 		l.pos++
 	}
@@ -235,14 +240,14 @@ func (p *arffParser) sparse(l *lexer, row []float64, strs []string) error {
 		l.pos++
 		l.space()
 		if l.pos >= len(l.s) || l.s[l.pos] != '{' {
-			return p.errf("want an instance weight {number} after the sparse row and ',', found %s", quoteField(l.rest()))
+			return p.rowErrf("want an instance weight {number} after the sparse row and ',', found %s", quoteField(l.rest()))
 		}
 	}
 	if l.pos < len(l.s) && l.s[l.pos] == '{' {
 		return p.weight(l)
 	}
 	if !l.end() {
-		return p.errf("want the end of the line after the sparse row, found %s", quoteField(l.rest()))
+		return p.rowErrf("want the end of the line after the sparse row, found %s", quoteField(l.rest()))
 	}
 	return nil
 }

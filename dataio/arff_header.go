@@ -24,9 +24,22 @@ type arffField struct {
 	quoted bool
 }
 
-// errf returns an error prefixed with the file name and current line.
+// errf returns an error prefixed with the file name and current line:
+// "NAME:L: ...".
 func (p *arffParser) errf(format string, args ...any) error {
 	return fmt.Errorf("%s:%d: %s", p.a.name, p.line, fmt.Sprintf(format, args...))
+}
+
+// rowErrf returns an error about the data row being parsed, row
+// a.Rows+1, prefixed with the file name, the line and the row: "NAME:L:
+// row R, field F ('x'): ..." or "NAME:L: row R: ...".
+func (p *arffParser) rowErrf(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	sep := ": "
+	if strings.HasPrefix(msg, "field ") || strings.HasPrefix(msg, "sparse entry ") {
+		sep = ", "
+	}
+	return fmt.Errorf("%s:%d: row %d%s%s", p.a.name, p.line, p.a.Rows+1, sep, msg)
 }
 
 // next returns the next line, without its line ending, or io.EOF.

@@ -2,14 +2,17 @@ package dataio_test
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/drdam/drdam/dataio"
+	"github.com/drdam/drdam/internal/fuzzbudget"
 )
 
 var nan = math.NaN()
@@ -146,18 +149,18 @@ func TestParseARFFErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name, content, want string
 	}{
-		{"bad number", h + "1,2,A\n3,x,B\n", `t.arff:7: field 2 ('the width'): want a number, found "x"`},
-		{"empty number", h + "1,,A\n", `t.arff:6: field 2 ('the width'): want a number, found nothing`},
-		{"number out of range", h + "1e999,1,A\n", `t.arff:6: field 1 ('x'): "1e999" is out of range for float64`},
-		{"too few fields", h + "1,2\n", `t.arff:6: want 3 comma-separated fields (one per attribute), found 2`},
-		{"too many fields", h + "1,2,A,4\n", `t.arff:6: want 3 comma-separated fields (one per attribute), found 4`},
-		{"space separated", h + "1 2 A\n", `t.arff:6: want 3 comma-separated fields (one per attribute), found 1`},
-		{"trailing comma", h + "1,2,A,\n", `t.arff:6: want 3 comma-separated fields (one per attribute), found 4`},
-		{"nominal not declared", h + "1,2,C\n", `t.arff:6: field 3 ('class'): want one of {A, B}, found "C"`},
-		{"nominal is case-sensitive", h + "1,2,a\n", `t.arff:6: field 3 ('class'): want one of {A, B}, found "a"`},
-		{"long nominal list is cut", "@attribute c {a,b,c,d,e,f,g,h,i,j}\n@data\nz\n", `t.arff:3: field 1 ('c'): want one of {a, b, c, d, e, f, g, h, ... (10 values)}, found "z"`},
-		{"unterminated quote in data", h + "1,2,'A\n", `t.arff:6: field 3 ('class'): unterminated quote: "'A" has no closing '`},
-		{"text after quote", h + "1,2,'A'B\n", `t.arff:6: field 3: want ',' after the quoted value, found "B"`},
+		{"bad number", h + "1,2,A\n3,x,B\n", `t.arff:7: row 2, field 2 ('the width'): want a number, found "x"`},
+		{"empty number", h + "1,,A\n", `t.arff:6: row 1, field 2 ('the width'): want a number, found nothing`},
+		{"number out of range", h + "1e999,1,A\n", `t.arff:6: row 1, field 1 ('x'): "1e999" is out of range for float64`},
+		{"too few fields", h + "1,2\n", `t.arff:6: row 1: want 3 comma-separated fields (one per attribute), found 2`},
+		{"too many fields", h + "1,2,A,4\n", `t.arff:6: row 1: want 3 comma-separated fields (one per attribute), found 4`},
+		{"space separated", h + "1 2 A\n", `t.arff:6: row 1: want 3 comma-separated fields (one per attribute), found 1`},
+		{"trailing comma", h + "1,2,A,\n", `t.arff:6: row 1: want 3 comma-separated fields (one per attribute), found 4`},
+		{"nominal not declared", h + "1,2,C\n", `t.arff:6: row 1, field 3 ('class'): want one of {A, B}, found "C"`},
+		{"nominal is case-sensitive", h + "1,2,a\n", `t.arff:6: row 1, field 3 ('class'): want one of {A, B}, found "a"`},
+		{"long nominal list is cut", "@attribute c {a,b,c,d,e,f,g,h,i,j}\n@data\nz\n", `t.arff:3: row 1, field 1 ('c'): want one of {a, b, c, d, e, f, g, h, ... (10 values)}, found "z"`},
+		{"unterminated quote in data", h + "1,2,'A\n", `t.arff:6: row 1, field 3 ('class'): unterminated quote: "'A" has no closing '`},
+		{"text after quote", h + "1,2,'A'B\n", `t.arff:6: row 1, field 3: want ',' after the quoted value, found "B"`},
 		{"unterminated quote in name", "@attribute 'x numeric\n@data\n", `t.arff:1: @attribute: an attribute name: unterminated quote`},
 		{"unterminated quote in nominal", "@attribute c {'a, b}\n@data\n", `t.arff:1: @attribute 'c': nominal value 1: unterminated quote`},
 		{"unterminated nominal list", "@attribute c {a, b\n@data\n", `t.arff:1: @attribute 'c': want ',' or '}' after nominal value 2, found the end of the line`},
@@ -179,20 +182,20 @@ func TestParseARFFErrors(t *testing.T) {
 		{"two relations", "@relation a\n@relation b\n", `t.arff:2: @relation after the first @relation or @attribute`},
 		{"attribute after data", h + "1,2,A\n@attribute y numeric\n", `t.arff:7: @attribute after @data`},
 		{"text after @data", "@attribute x numeric\n@data 1\n", `t.arff:2: @data: want the end of the line, found "1"`},
-		{"sparse index out of range", h + "{0 1, 3 2}\n", `t.arff:6: sparse entry 2: attribute index 3 out of range (want 0 to 2, for 3 attributes)`},
-		{"sparse huge index", h + "{99999999999999999999999 1}\n", `t.arff:6: sparse entry 1: attribute index 99999999999999999999999 out of range`},
-		{"sparse negative index", h + "{-1 1}\n", `t.arff:6: sparse entry 1: want an attribute index (0 to 2), found "-1 1}"`},
-		{"sparse indices out of order", h + "{1 1, 0 2}\n", `t.arff:6: sparse entry 2: attribute index 0 after 1; want indices in increasing order`},
-		{"sparse repeated index", h + "{1 1, 1 2}\n", `t.arff:6: sparse entry 2: attribute index 1 after 1`},
-		{"sparse bad value", h + "{1 abc}\n", `t.arff:6: sparse entry 1, field 2 ('the width'): want a number, found "abc"`},
-		{"sparse bad nominal", h + "{2 Q}\n", `t.arff:6: sparse entry 1, field 3 ('class'): want one of {A, B}, found "Q"`},
-		{"sparse unclosed", h + "{0 1, 1 2\n", `t.arff:6: sparse row: want ',' or '}' after entry 2, found the end of the line`},
-		{"sparse no value separator", h + "{0:1}\n", `t.arff:6: sparse entry 1, field 1 ('x'): want a space between the index and the value, found ":1}"`},
-		{"sparse trailing text", h + "{0 1} x\n", `t.arff:6: want the end of the line after the sparse row, found "x"`},
-		{"bad weight", h + "1,2,A,{heavy}\n", `t.arff:6: instance weight: want a number, found "heavy"`},
-		{"unclosed weight", h + "1,2,A,{2\n", `t.arff:6: instance weight: want {number}, found "{2"`},
-		{"weight after too few fields", h + "1,2,{2}\n", `t.arff:6: want 3 comma-separated fields (one per attribute), found 2 before the instance weight`},
-		{"text after weight", h + "1,2,A,{2} 3\n", `t.arff:6: want the end of the line after the instance weight, found "3"`},
+		{"sparse index out of range", h + "{0 1, 3 2}\n", `t.arff:6: row 1, sparse entry 2: attribute index 3 out of range (want 0 to 2, for 3 attributes)`},
+		{"sparse huge index", h + "{99999999999999999999999 1}\n", `t.arff:6: row 1, sparse entry 1: attribute index 99999999999999999999999 out of range`},
+		{"sparse negative index", h + "{-1 1}\n", `t.arff:6: row 1, sparse entry 1: want an attribute index (0 to 2), found "-1 1}"`},
+		{"sparse indices out of order", h + "{1 1, 0 2}\n", `t.arff:6: row 1, sparse entry 2: attribute index 0 after 1; want indices in increasing order`},
+		{"sparse repeated index", h + "{1 1, 1 2}\n", `t.arff:6: row 1, sparse entry 2: attribute index 1 after 1`},
+		{"sparse bad value", h + "{1 abc}\n", `t.arff:6: row 1, sparse entry 1, field 2 ('the width'): want a number, found "abc"`},
+		{"sparse bad nominal", h + "{2 Q}\n", `t.arff:6: row 1, sparse entry 1, field 3 ('class'): want one of {A, B}, found "Q"`},
+		{"sparse unclosed", h + "{0 1, 1 2\n", `t.arff:6: row 1: sparse row: want ',' or '}' after entry 2, found the end of the line`},
+		{"sparse no value separator", h + "{0:1}\n", `t.arff:6: row 1, sparse entry 1, field 1 ('x'): want a space between the index and the value, found ":1}"`},
+		{"sparse trailing text", h + "{0 1} x\n", `t.arff:6: row 1: want the end of the line after the sparse row, found "x"`},
+		{"bad weight", h + "1,2,A,{heavy}\n", `t.arff:6: row 1: instance weight: want a number, found "heavy"`},
+		{"unclosed weight", h + "1,2,A,{2\n", `t.arff:6: row 1: instance weight: want {number}, found "{2"`},
+		{"weight after too few fields", h + "1,2,{2}\n", `t.arff:6: row 1: want 3 comma-separated fields (one per attribute), found 2 before the instance weight`},
+		{"text after weight", h + "1,2,A,{2} 3\n", `t.arff:6: row 1: want the end of the line after the instance weight, found "3"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, err := dataio.ParseARFF(strings.NewReader(tc.content), "t.arff")
@@ -201,6 +204,36 @@ func TestParseARFFErrors(t *testing.T) {
 			}
 			if !strings.HasPrefix(err.Error(), tc.want) {
 				t.Errorf("error\n%s\nwant it to start with\n%s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestARFFMaxValues checks that sparse rows, which stand for whole rows
+// however short they are, cannot expand past MaxValues (lowered here to
+// 12, so that 4 rows of 3 attributes pass and a fifth does not).
+func TestARFFMaxValues(t *testing.T) {
+	defer dataio.SetMaxValues(12)()
+	const h = "@attribute a numeric\n@attribute b numeric\n@attribute c numeric\n@data\n"
+	for _, tc := range []struct {
+		name, content string
+		rows          int
+		want          string
+	}{
+		{"at the limit", h + "{}\n{}\n{}\n{0 1}\n", 4, ""},
+		{"sparse past the limit", h + "{}\n{}\n% c\n{}\n{}\n{}\n", 0, "t.arff:10: row 5: too much data: 5 rows of 3 attributes would be more than MaxValues = 12 values"},
+		{"dense past the limit", h + "1,2,3\n1,2,3\n1,2,3\n1,2,3\n1,2,3\n", 0, "t.arff:9: row 5: too much data"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := dataio.ParseARFF(strings.NewReader(tc.content), "t.arff")
+			if tc.want == "" {
+				if err != nil || a.Rows != tc.rows {
+					t.Fatalf("ParseARFF: %v; want %d rows", err, tc.rows)
+				}
+				return
+			}
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+				t.Errorf("error\n%v\nwant it to start with\n%s", err, tc.want)
 			}
 		})
 	}
@@ -298,7 +331,7 @@ func TestReadARFF(t *testing.T) {
 		t.Errorf("read %d rows of %d attributes, want 2 of 5", a.Rows, len(a.Attributes))
 	}
 	bad := writeFile(t, "bad.arff", strings.Replace(letterHead, "5,12,3", "5,12,x", 1))
-	if _, err := dataio.ReadARFF(bad); err == nil || err.Error() != bad+`:11: field 3 ('width'): want a number, found "x"` {
+	if _, err := dataio.ReadARFF(bad); err == nil || err.Error() != bad+`:11: row 2, field 3 ('width'): want a number, found "x"` {
 		t.Errorf("error %v", err)
 	}
 	missing := filepath.Join(t.TempDir(), "missing.arff")
@@ -345,8 +378,42 @@ func TestReadMatrixARFF(t *testing.T) {
 	}
 }
 
-// FuzzParseARFF checks that ParseARFF never panics, and that what it
-// returns is consistent.
+// arffBudget bounds what one ParseARFF (and the Numeric and Labels that
+// FuzzParseARFF calls after it) may allocate, for an input of n bytes
+// whose rows × attributes are at most v; see arffValues.
+//
+// Per byte of input, 256: each line is copied once by the line reader and
+// once more, unquoted, by the lexer; a dense field costs a 24-byte
+// arffField (twice, for append's growth) and a declared nominal value its
+// string, a map entry (about 50 bytes) and a place in Values; an
+// attribute takes a 72-byte Attribute, a map entry and per-attribute
+// slices of a few words, and an attribute declaration is at least 15 bytes
+// long ("@attribute a{b}"). Messages quote at most a few dozen bytes.
+// Per value, 128: 8 bytes in Data, 16 bytes of string header in Strings
+// for a string or date attribute, 8 in Numeric's matrix and 16 in Labels'
+// result, all grown by append, which allocates up to 3 times the final
+// size. Values are counted apart from bytes because a sparse row ({})
+// stands for a whole row however short it is: MaxValues bounds them, not
+// the input's size. Fixed, 1 MiB: the 64 KiB buffered reader and small
+// maps and messages.
+func arffBudget(v int) fuzzbudget.Budget {
+	return fuzzbudget.Budget{PerByte: 256, Fixed: 1<<20 + 128*uint64(v)}
+}
+
+// arffWhere is what every error of ParseARFF starts with after the file
+// name: a line, with the row for an error in a data row, or a complaint
+// about the file as a whole.
+var arffWhere = regexp.MustCompile(`^([1-9][0-9]*: (row [1-9][0-9]*(: |, (field|sparse entry) [1-9]))?|empty file)`)
+
+// arffValues returns an upper bound of the rows × attributes of the ARFF
+// text s: at most one row per line, and one attribute per "@attribute".
+func arffValues(s string) int {
+	return (strings.Count(s, "\n") + 1) * strings.Count(strings.ToLower(s), "@attribute")
+}
+
+// FuzzParseARFF checks that ParseARFF never panics, that what it returns
+// is consistent, that its errors name the file and a data row's row, and
+// that it allocates within arffBudget.
 func FuzzParseARFF(f *testing.F) {
 	for _, s := range []string{
 		letterHead,
@@ -357,14 +424,45 @@ func FuzzParseARFF(f *testing.F) {
 		"@attribute x numeric\n@data\n1,{",
 		"@attribute 'x",
 		"",
+		// Sparse rows of many attributes: the largest expansion.
+		strings.Repeat("@attribute a numeric\n", 1) + strings.Repeat("@attribute 'b\\'' string\n", 1) + "@data\n" + strings.Repeat("{}\n", 64),
+		"@attribute x {a,b}\n@data\n{0 ?}\n?\n{0 a},{1}\n",
+		"@attribute x numeric\n@data\n1,{2\n",
+		"@attribute x numeric\n@data\nnan\n-Inf\n1e400\n",
+		"@attribute x numeric\n@data\n@data\n",
+		"@attribute x date \"yyyy\"\n@attribute y relational\n",
 	} {
 		f.Add(s)
 	}
+	// A width declared by a thousand attributes, and rows of every kind.
+	var wide strings.Builder
+	for j := range 1000 {
+		fmt.Fprintf(&wide, "@attribute a%d numeric\n", j)
+	}
+	wide.WriteString("@data\n{}\n{999 1}\n" + strings.Repeat("1,", 999) + "1\n" + strings.Repeat("1,", 500) + "\n")
+	f.Add(wide.String())
 	f.Fuzz(func(t *testing.T, s string) {
-		a, err := dataio.ParseARFF(strings.NewReader(s), "f.arff")
+		var a *dataio.ARFF
+		var err error
+		fuzzbudget.Check(t, "ParseARFF", len(s), arffBudget(arffValues(s)), func() {
+			a, err = dataio.ParseARFF(strings.NewReader(s), "f.arff")
+			if err == nil {
+				a.Numeric()
+				for _, at := range a.Attributes {
+					if at.Type != dataio.Numeric {
+						a.Labels(at.Name)
+					}
+				}
+			}
+		})
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), "f.arff:") {
-				t.Errorf("error %q does not start with the file name", err)
+			msg := err.Error()
+			rest, ok := strings.CutPrefix(msg, "f.arff:")
+			if !ok {
+				t.Errorf("error %q does not start with the file name", msg)
+			}
+			if !arffWhere.MatchString(strings.TrimPrefix(rest, " ")) {
+				t.Errorf("error %q does not name its place as the package documentation says", msg)
 			}
 			return
 		}

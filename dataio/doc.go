@@ -30,8 +30,8 @@
 // header included, must have the same number of fields. Fields may be
 // surrounded by spaces, and "nan", "inf" and "-inf" (in any case) are read
 // as NaN and infinities: reading never rejects them, and callers that need
-// finite data call CheckFinite. Errors name the file, the line and the
-// column (both counted from 1) and quote the text found.
+// finite data call CheckFinite. Errors quote the text found and name its
+// place as described below.
 //
 // Text is written with strconv.FormatFloat(v, 'g', -1, 64), which reads
 // back to exactly the same float64, one row per line and without a header.
@@ -43,12 +43,37 @@
 // numeric values as they are, a nominal value as its index in the
 // declared values, string and date values as text, and a missing value (?)
 // as NaN. Instance weights are ignored. Errors name the file, the line, the
-// field and its attribute, what was expected and what was found, such as
+// row, the field and its attribute, what was expected and what was found,
+// such as
 //
-//	letter.arff:25: field 3 ('width'): want a number, found "x"
+//	letter.arff:25: row 20, field 3 ('width'): want a number, found "x"
 //
+// A sparse file may not expand to more than MaxValues values.
 // ARFF.Numeric gives the numeric attributes as a Matrix and ARFF.Labels
 // the values of a nominal attribute as text.
+//
+// # Where errors point
+//
+// Every reader names the place of a bad value the same way, with the
+// row of the matrix and its column (an ARFF file's field), all counted
+// from 1, after the file and its line:
+//
+//	data.csv: line L (row R), column C: ...
+//	data.arff:L: row R, field C ('name'): ...
+//
+// L is the line of the file, as an editor shows it; ARFF messages write
+// it NAME:L, as they do for the header's lines. R is the row of the
+// matrix the line holds: a text file's header, blank lines and comments,
+// and an ARFF file's header, are not rows, so R is L less the lines before
+// the data and the skipped ones. C is the column of the matrix in a text
+// file and the attribute in an ARFF file (in sparse rows too, whose
+// indices count from 0: index 2 is field 3). encoding/csv's syntax errors
+// give the byte of the line instead of the column. Errors about the file
+// as a whole give "FILE: ...", and about an ARFF header line "FILE:L:
+// ...". CheckFinite and ReadMask, which see the matrix and not the file's
+// lines, give "FILE: row R, column C: ...". A .npy file has no lines: its
+// errors give byte offsets, and the row (along the first axis) in which
+// truncated data stops.
 //
 // # Atomic writes
 //

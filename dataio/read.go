@@ -1,8 +1,12 @@
 package dataio
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -16,6 +20,20 @@ type Matrix struct {
 	Rows, Cols int
 	Data       []float64
 }
+
+// MaxValues is the largest number of values (rows × attributes) that
+// ParseARFF and ReadARFF hold: 2^28, 2 GiB of float64. A sparse ARFF row
+// ({} or {i v}) stands for a whole row of values however short it is, so
+// a small file can describe a matrix far larger than itself; a file that
+// would pass MaxValues is an error naming the row, rather than an
+// allocation that exhausts memory. Other formats need no such limit: a
+// text file takes at least two bytes per value and a .npy file as many
+// bytes as its dtype, which the readers check against the file's size
+// before allocating.
+const MaxValues = 1 << 28
+
+// maxValues is MaxValues, lowered by tests.
+var maxValues = MaxValues
 
 // format is a file format, chosen by extension.
 type format int
@@ -77,25 +95,48 @@ func ReadMatrix(path string) (*Matrix, error) {
 	return readMatrix(path, parseNumber)
 }
 
+// readMatrix reads a matrix from path, parsing the fields of a text file
+// with parse.
 func readMatrix(path string, parse func(string) (float64, error)) (*Matrix, error) {
 	f, err := formatOf(path, false)
 	if err != nil {
 		return nil, err
 	}
-	switch f {
-	case formatNPY:
-		return readNPY(path)
-	case formatARFF:
-		return readARFFMatrix(path)
+	file, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if f == formatNPY {
+			return nil, fmt.Errorf("read %s: %w", path, err) // as npy.ReadFile says it
+		}
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return readText(path, f, parse)
+	defer file.Close()
+	return decodeMatrix(file, path, f, parse)
 }
 
-func readNPY(path string) (*Matrix, error) {
-	a, err := npy.ReadFile(path)
-	if err != nil {
-		return nil, err
+// decodeMatrix reads a matrix in format f from r, which holds the file
+// called path (a name for messages only), parsing the fields of a text
+// file with parse. It is ReadMatrix and ReadMask after the file is opened,
+// and what the fuzz targets call.
+func decodeMatrix(r io.Reader, path string, f format, parse func(string) (float64, error)) (*Matrix, error) {
+	switch f {
+	case formatNPY:
+		a, err := npy.Read(r)
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		return npyMatrix(path, a)
+	case formatARFF:
+		return arffMatrix(r, path)
 	}
+	return parseText(r, path, f, parse)
+}
+
+// npyMatrix returns the matrix of a 1-D or 2-D array read from path.
+func npyMatrix(path string, a *npy.Array) (*Matrix, error) {
 	var m *Matrix
 	switch len(a.Shape) {
 	case 1:
@@ -132,23 +173,30 @@ func asVector(path string, m *Matrix) ([]float64, error) {
 // vector. A nonzero value is true and zero is false; a .npy file may hold
 // bools or numbers, and a text file may also hold true and false (in any
 // case). A mask whose length is not d is an error "mask PATH: want D=d,
-// found n values".
+// found n values (R×C)", and a NaN is an error naming its
+// row and column, counted from 1 as in every error of this package.
 func ReadMask(path string, d int) ([]bool, error) {
 	m, err := readMatrix(path, parseBool)
 	if err != nil {
 		return nil, err
 	}
+	return maskOf(path, m, d)
+}
+
+// maskOf returns the mask of length d that m, read from path, holds.
+func maskOf(path string, m *Matrix, d int) ([]bool, error) {
 	v, err := asVector(path, m)
 	if err != nil {
 		return nil, fmt.Errorf("mask %w", err)
 	}
 	if len(v) != d {
-		return nil, fmt.Errorf("mask %s: want D=%d, found %d values", path, d, len(v))
+		return nil, fmt.Errorf("mask %s: want D=%d, found %d %s (%d×%d)", path, d, len(v), plural(len(v), "value", "values"), m.Rows, m.Cols)
 	}
+	cols := max(m.Cols, 1)
 	mask := make([]bool, len(v))
 	for i, x := range v {
 		if math.IsNaN(x) {
-			return nil, fmt.Errorf("mask %s: element %d: NaN is neither true nor false", path, i+1)
+			return nil, fmt.Errorf("mask %s: row %d, column %d: NaN is neither true nor false", path, i/cols+1, i%cols+1)
 		}
 		mask[i] = x != 0
 	}
@@ -169,4 +217,12 @@ func CheckFinite(path string, m *Matrix) error {
 		}
 	}
 	return nil
+}
+
+// plural returns one if n is 1 and many otherwise.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -6,8 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -63,7 +62,8 @@ type recordReader interface {
 
 // csvRecords reads .csv and .tsv files with encoding/csv.
 type csvRecords struct {
-	r *csv.Reader
+	r     *csv.Reader
+	lines []int // reused by next
 }
 
 func (c *csvRecords) next() ([]string, []int, error) {
@@ -75,11 +75,11 @@ func (c *csvRecords) next() ([]string, []int, error) {
 		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue // a line of spaces
 		}
-		lines := make([]int, len(rec))
+		c.lines = slices.Grow(c.lines[:0], len(rec))[:len(rec)]
 		for i := range rec {
-			lines[i], _ = c.r.FieldPos(i)
+			c.lines[i], _ = c.r.FieldPos(i)
 		}
-		return rec, lines, nil
+		return rec, c.lines, nil
 	}
 }
 
@@ -88,7 +88,8 @@ func (c *csvRecords) next() ([]string, []int, error) {
 type txtRecords struct {
 	r     *bufio.Reader
 	line  int
-	comma int // 0 until the first data line, then 1 for commas, -1 for spaces
+	comma int   // 0 until the first data line, then 1 for commas, -1 for spaces
+	lines []int // reused by next
 }
 
 func (t *txtRecords) next() ([]string, []int, error) {
@@ -114,11 +115,11 @@ func (t *txtRecords) next() ([]string, []int, error) {
 		} else {
 			fields = strings.Fields(s)
 		}
-		lines := make([]int, len(fields))
-		for i := range lines {
-			lines[i] = t.line
+		t.lines = slices.Grow(t.lines[:0], len(fields))[:len(fields)]
+		for i := range t.lines {
+			t.lines[i] = t.line
 		}
-		return fields, lines, nil
+		return fields, t.lines, nil
 	}
 }
 
@@ -129,19 +130,10 @@ func skipBOM(r *bufio.Reader) {
 	}
 }
 
-// readText reads a matrix from a text file of format f, parsing each
-// field with parse.
-func readText(path string, f format, parse func(string) (float64, error)) (*Matrix, error) {
-	file, err := os.Open(path)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	defer file.Close()
-	br := bufio.NewReaderSize(file, 1<<16)
+// parseText reads a matrix from r, a text file of format f called path
+// (a name for messages only), parsing each field with parse.
+func parseText(r io.Reader, path string, f format, parse func(string) (float64, error)) (*Matrix, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
 	skipBOM(br)
 	var rr recordReader
 	switch f {
@@ -165,6 +157,7 @@ func readText(path string, f format, parse func(string) (float64, error)) (*Matr
 
 	m := &Matrix{}
 	var headerLine int // line of the header row, or 0
+	var firstLine int  // line of row 1
 	values := make([]float64, 0, 64)
 	for {
 		fields, lines, err := rr.next()
@@ -172,17 +165,15 @@ func readText(path string, f format, parse func(string) (float64, error)) (*Matr
 			break
 		}
 		if err != nil {
-			// A *csv.ParseError says "parse error on line L, column C:
-			// ...".
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, textError(path, m.Rows+1, err)
 		}
 		first := m.Rows == 0 && headerLine == 0
 		if !first && len(fields) != m.Cols {
-			what := "as in the first data row"
+			what := fmt.Sprintf("as in row 1 on line %d", firstLine)
 			if m.Rows == 0 {
 				what = fmt.Sprintf("as in the header on line %d", headerLine)
 			}
-			return nil, fmt.Errorf("%s: line %d: want %d fields (%s), found %d", path, lines[0], m.Cols, what, len(fields))
+			return nil, fmt.Errorf("%s: line %d (row %d): want %d fields (%s), found %d", path, lines[0], m.Rows+1, m.Cols, what, len(fields))
 		}
 		values = values[:0]
 		var bad error
@@ -219,7 +210,10 @@ func readText(path string, f format, parse func(string) (float64, error)) (*Matr
 			if first {
 				hint = " (the first row is not a header because some of its fields are numbers)"
 			}
-			return nil, fmt.Errorf("%s: line %d, column %d: %v%s", path, lines[badCol], badCol+1, bad, hint)
+			return nil, fmt.Errorf("%s: line %d (row %d), column %d: %v%s", path, lines[badCol], m.Rows+1, badCol+1, bad, hint)
+		}
+		if m.Rows == 0 {
+			firstLine = lines[0]
 		}
 		m.Data = append(m.Data, values...)
 		m.Rows++
@@ -228,4 +222,20 @@ func readText(path string, f format, parse func(string) (float64, error)) (*Matr
 		return nil, fmt.Errorf("%s: no data rows", path)
 	}
 	return m, nil
+}
+
+// textError names the file, the line and the row of an error that
+// encoding/csv or the line reader returned while reading row row (counted
+// from 1). A *csv.ParseError's column is a byte position in its line, not
+// a field, so it is called "byte" here.
+func textError(path string, row int, err error) error {
+	var pe *csv.ParseError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: reading row %d: %w", path, row, err)
+	}
+	start := ""
+	if pe.StartLine != pe.Line {
+		start = fmt.Sprintf(" (the row starts on line %d)", pe.StartLine)
+	}
+	return fmt.Errorf("%s: line %d (row %d), byte %d: %w%s", path, pe.Line, row, pe.Column, pe.Err, start)
 }

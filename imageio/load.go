@@ -2,7 +2,6 @@ package imageio
 
 import (
 	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"image"
@@ -16,8 +15,17 @@ import (
 )
 
 // MaxPixels is the largest number of pixels (width × height) of an image
-// file that Load and LoadTinyImageNet will decode; larger files are an
-// error rather than a huge allocation.
+// file that Load and LoadTinyImageNet will decode, 10^8 (10000×10000);
+// larger files are an error, found from the file's header before any
+// pixel is decoded, rather than a huge allocation. A file too short to
+// hold the pixels its header declares (a PNG of less than 1 byte per 1032
+// bytes of pixel rows, which deflate cannot reach; a JPEG of less than 1
+// bit per 8×8 block) is also refused before decoding, as truncated.
+//
+// Decoding an image and converting it takes up to about 40 bytes per
+// pixel at once: the decoded image (1 to 8 bytes per pixel; a progressive
+// JPEG also holds 4 bytes per pixel and component of coefficients) and a
+// 16-bit RGBA copy (8 bytes per pixel) that FromImage resizes.
 const MaxPixels = 100_000_000
 
 // isImageName reports whether a file name has a PNG or JPEG extension
@@ -100,11 +108,26 @@ func loadFiles(files []string, h, w int) ([]*Image, error) {
 
 // loadFile decodes one PNG or JPEG file and converts it to h×w.
 func loadFile(path string, h, w int) (*Image, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("imageio: %w", err)
 	}
-	img, err := decode(data)
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("imageio: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("imageio: %s: not a regular file", path)
+	}
+	return decodeFile(path, f, fi.Size(), h, w)
+}
+
+// decodeFile decodes the PNG or JPEG image of size bytes in r, the file
+// path (a name for messages and the image's name), and converts it to h×w.
+// It is loadFile after the file is opened, and what FuzzDecode calls.
+func decodeFile(path string, r io.ReadSeeker, size int64, h, w int) (*Image, error) {
+	img, err := decode(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("imageio: %s: %w", path, err)
 	}
@@ -115,34 +138,103 @@ func loadFile(path string, h, w int) (*Image, error) {
 	return im, nil
 }
 
-// decode decodes a PNG or JPEG image, checking its size first.
-func decode(data []byte) (img image.Image, err error) {
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+// maxPixels is MaxPixels, lowered by the fuzz target to keep each input
+// fast.
+var maxPixels int64 = MaxPixels
+
+// decode decodes a PNG or JPEG image of size bytes from r, checking its
+// header first: its size (at most MaxPixels), and that the file is large
+// enough to hold that many pixels (see minSize), so that neither a huge
+// declared size nor a truncated file makes the decoders allocate the
+// whole image.
+func decode(r io.ReadSeeker, size int64) (img image.Image, err error) {
+	cfg, format, err := image.DecodeConfig(bufio.NewReaderSize(r, 4096))
 	if err != nil {
 		if errors.Is(err, image.ErrFormat) {
 			return nil, errors.New("not a PNG or JPEG image")
 		}
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("truncated header: %w", io.ErrUnexpectedEOF)
+		}
+		return nil, fmt.Errorf("bad header: %w", err)
+	}
+	name := strings.ToUpper(format)
+	if format != "png" && format != "jpeg" {
+		return nil, fmt.Errorf("%s image, want PNG or JPEG", name)
+	}
+	px := int64(cfg.Width) * int64(cfg.Height)
+	if cfg.Width <= 0 || cfg.Height <= 0 {
+		return nil, fmt.Errorf("%s header says %d×%d pixels: no pixels", name, cfg.Width, cfg.Height)
+	}
+	if px > maxPixels {
+		return nil, fmt.Errorf("%s header says %d×%d = %d pixels, more than the %d (MaxPixels) that drdam decodes",
+			name, cfg.Width, cfg.Height, px, maxPixels)
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err
 	}
-	if format != "png" && format != "jpeg" {
-		return nil, fmt.Errorf("%s image, want PNG or JPEG", strings.ToUpper(format))
+	need, why, err := minSize(r, format, cfg)
+	if err != nil {
+		return nil, err
 	}
-	if cfg.Width <= 0 || cfg.Height <= 0 || int64(cfg.Width)*int64(cfg.Height) > MaxPixels {
-		return nil, fmt.Errorf("image size %d×%d is empty or above %d pixels", cfg.Width, cfg.Height, MaxPixels)
+	if size < need {
+		return nil, fmt.Errorf("truncated %s: its header says %d×%d pixels, which take at least %d bytes (%s), but the file has %d",
+			name, cfg.Width, cfg.Height, need, why, size)
+	}
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return nil, err
 	}
 	// The standard decoders return errors on malformed input; recover
 	// anyway so that a decoder bug is reported against the file instead of
 	// crashing a long experiment.
 	defer func() {
 		if r := recover(); r != nil {
-			img, err = nil, fmt.Errorf("decoding %s: panic: %v", format, r)
+			img, err = nil, fmt.Errorf("decoding %s: panic: %v", name, r)
 		}
 	}()
-	img, _, err = image.Decode(bytes.NewReader(data))
+	img, _, err = image.Decode(bufio.NewReaderSize(r, 1<<16))
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		err = fmt.Errorf("truncated %s: %w", strings.ToUpper(format), err)
+		err = fmt.Errorf("truncated %s: %w", name, err)
 	}
 	return img, err
+}
+
+// deflateMaxRatio is the largest ratio of bytes out to bytes in of a
+// deflate stream: a match of 258 bytes coded in 2 bits (a 1-bit length
+// code and a 1-bit distance code).
+const deflateMaxRatio = 1032
+
+// minSize returns a lower bound of the size of a file that holds a whole
+// image with header cfg, read from r (positioned at the file's start), and
+// how it was found.
+//
+// A PNG's pixel rows, with a filter byte each, are compressed with
+// deflate, which packs at most deflateMaxRatio bytes into one: the bound
+// is exact for any PNG that decodes. A JPEG codes each 8×8 block of a
+// component at full resolution with at least 1 bit (the Huffman code of
+// its DC difference); real files take far more, about 64 pixels per byte
+// for a flat colour with the standard tables and 170 with optimized ones.
+// A file below the bound is truncated, or a header made to make the
+// decoders allocate an image that the file cannot fill.
+func minSize(r io.Reader, format string, cfg image.Config) (int64, string, error) {
+	w, h := int64(cfg.Width), int64(cfg.Height)
+	if format == "jpeg" {
+		blocks := ((w + 7) / 8) * ((h + 7) / 8)
+		return (blocks + 7) / 8, "at least 1 bit per 8×8 block", nil
+	}
+	// PNG: the signature, then IHDR: length, "IHDR", width, height, bit
+	// depth, colour type. DecodeConfig has checked them.
+	var b [26]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return 0, "", fmt.Errorf("truncated PNG header: %w", io.ErrUnexpectedEOF)
+	}
+	depth := int64(b[24])
+	channels := map[byte]int64{0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[b[25]]
+	if channels == 0 {
+		channels = 1 // unreachable: DecodeConfig rejects other colour types
+	}
+	raw := h * (1 + (w*depth*channels+7)/8)
+	return raw / deflateMaxRatio, fmt.Sprintf("%d bytes of %d-bit pixel rows, compressed at most %d:1", raw, depth*channels, deflateMaxRatio), nil
 }
 
 // CIFAR-10 binary batch layout.

@@ -25,7 +25,7 @@ func writeFile(t *testing.T, path string, data []byte) {
 	}
 }
 
-func encodePNG(t *testing.T, img image.Image) []byte {
+func encodePNG(t testing.TB, img image.Image) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := png.Encode(&b, img); err != nil {
@@ -34,7 +34,7 @@ func encodePNG(t *testing.T, img image.Image) []byte {
 	return b.Bytes()
 }
 
-func encodeJPEG(t *testing.T, img image.Image) []byte {
+func encodeJPEG(t testing.TB, img image.Image) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := jpeg.Encode(&b, img, &jpeg.Options{Quality: 95}); err != nil {
@@ -152,11 +152,25 @@ func TestLoadErrors(t *testing.T) {
 	j := encodeJPEG(t, randomRGB(6, 32, 32))
 	writeFile(t, truncJPEG, j[:len(j)/2])
 
+	sos := []byte{0xff, 0xda, 0x00, 0x08} // the start of a scan: DecodeConfig stops there
+	hugePNG := filepath.Join(dir, "huge.png")
+	writeFile(t, hugePNG, pngHeader(100000, 100000, 8, 6, nil))
+	hugeJPEG := filepath.Join(dir, "huge.jpg")
+	writeFile(t, hugeJPEG, jpegHeader(65535, 65535, 3, sos))
+	shortPNG := filepath.Join(dir, "short.png")
+	writeFile(t, shortPNG, pngHeader(5000, 5000, 16, 6, idat([]byte{0x78, 0x9c, 0x01})))
+	shortJPEG := filepath.Join(dir, "short.jpg")
+	writeFile(t, shortJPEG, jpegHeader(8000, 8000, 3, sos))
+
 	for _, tc := range []struct {
 		name  string
 		paths []string
 		want  []string // substrings of the error
 	}{
+		{"huge PNG header", []string{hugePNG}, []string{"imageio: " + hugePNG + ": PNG header says 100000×100000 = 10000000000 pixels, more than the 100000000 (MaxPixels) that drdam decodes"}},
+		{"huge JPEG header", []string{hugeJPEG}, []string{"imageio: " + hugeJPEG + ": JPEG header says 65535×65535 = 4294836225 pixels, more than the 100000000 (MaxPixels)"}},
+		{"PNG too short for its size", []string{shortPNG}, []string{"imageio: " + shortPNG + ": truncated PNG: its header says 5000×5000 pixels, which take at least 193803 bytes (200005000 bytes of 64-bit pixel rows, compressed at most 1032:1), but the file has 48"}},
+		{"JPEG too short for its size", []string{shortJPEG}, []string{"imageio: " + shortJPEG + ": truncated JPEG: its header says 8000×8000 pixels, which take at least 125000 bytes (at least 1 bit per 8×8 block), but the file has 25"}},
 		{"truncated PNG", []string{truncated}, []string{truncated, "png"}},
 		{"corrupt PNG", []string{corrupt}, []string{corrupt}},
 		{"truncated JPEG", []string{truncJPEG}, []string{truncJPEG}},

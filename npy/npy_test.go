@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drdam/drdam/internal/fuzzbudget"
 	"github.com/drdam/drdam/npy"
 )
 
@@ -500,7 +501,10 @@ func TestReadMalformed(t *testing.T) {
 		{"bare word", valid("{'descr': float64}"), `want a string, number, tuple, list, True or False, found "float64}`},
 		{"Truely", valid("{'descr': '<f8', 'fortran_order': Truely, 'shape': (1,)}"), `want True or False, found "Truely`},
 		{"deep nesting", valid("{'descr': " + strings.Repeat("[", 100) + "}"), `nested more than 32 deep`},
-		{"truncated data", build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", make([]byte, 20)), `npy: truncated: header says 3 elements (24 bytes), found only 20 bytes`},
+		{"truncated data", build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", make([]byte, 20)), `npy: truncated: header says 3 elements (24 bytes), found only 20 bytes: the data stops at element 3 of 3`},
+		{"truncated matrix", build(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", make([]byte, 17)), `npy: truncated: header says 6 elements (24 bytes), found only 17 bytes: the data stops in row 3 of 3`},
+		{"truncated at a row's end", build(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }", make([]byte, 8)), `found only 8 bytes: the data stops in row 2 of 3`},
+		{"truncated Fortran matrix", build(1, "{'descr': '<f4', 'fortran_order': True, 'shape': (3, 2), }", make([]byte, 8)), `found only 8 bytes: the data stops at element 3 of 6`},
 		{"trailing bytes", build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", make([]byte, 13)), `npy: 5 bytes after the data`},
 		{"two arrays", append(build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", make([]byte, 8)),
 			build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1,), }", make([]byte, 8))...), `npy: 136 bytes after the data`},
@@ -524,7 +528,7 @@ func TestReadMalformed(t *testing.T) {
 // input holds fails without allocating the claimed size.
 func TestReadHugeClaim(t *testing.T) {
 	file := build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000), }", make([]byte, 100))
-	want := "npy: truncated: header says 1000000000000 elements (8000000000000 bytes), found only 100 bytes"
+	want := "npy: truncated: header says 1000000000000 elements (8000000000000 bytes), found only 100 bytes: the data stops in row 1 of 1000000"
 	for name, r := range readers(file) {
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
@@ -676,8 +680,24 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 }
 
-// FuzzRead checks that Read never panics and that whatever it returns
-// without an error is consistent.
+// readBudget bounds what one Read of an n-byte input may allocate.
+//
+// Per byte of input, 128: the data is at most 8 bytes of float64 per byte
+// of file (a 1-byte dtype), allocated twice when it arrives from a stream
+// (append doubles) and once more to reorder a Fortran array, so 32; the
+// header's parser keeps, for each value, its text and a 32-byte pyValue
+// (plus a boxed int64), and a tuple's text holds its elements' texts, so
+// nested tuples (at most 32 deep) copy a byte up to 32 times: 40 + 32,
+// and the error messages quote at most a few dozen bytes. Fixed, 4 MiB:
+// the header is read in chunks of up to 1 MiB (readBounded), the data
+// through a 64 KiB buffer into a slice of at most 64 Ki float64s (512 KiB)
+// before any data has arrived, and small buffers and messages besides.
+var readBudget = fuzzbudget.Budget{PerByte: 128, Fixed: 4 << 20}
+
+// FuzzRead checks that Read never panics, that whatever it returns
+// without an error is consistent, and that it allocates within
+// readBudget: a header's declared shape must never size an allocation
+// that the input does not back.
 func FuzzRead(f *testing.F) {
 	ents, err := os.ReadDir("testdata")
 	if err != nil {
@@ -703,9 +723,19 @@ func FuzzRead(f *testing.F) {
 	f.Add(build(3, "{'descr': [('a', '<f8')], 'fortran_order': False, 'shape': (1L,), }", make([]byte, 8)))
 	f.Add(build(2, "{'descr': '<f8', 'fortran_order': False, 'shape': (4611686018427387904, 4611686018427387904), }", nil))
 	f.Add(build(1, "{'descr': '|b1', 'fortran_order': False, 'shape': (1000000, 1000000), }", make([]byte, 10)))
+	// Edge cases of the budget: a shape of 10^12 in a 100-byte file, a
+	// 4 GiB header length in a short file (version 2.0), deep nesting,
+	// and a 1-byte dtype in Fortran order (the largest legitimate growth).
+	f.Add(build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000000000,), }", make([]byte, 100)))
+	f.Add([]byte("\x93NUMPY\x02\x00\xff\xff\xff\xff{'descr': '<f8'"))
+	f.Add(build(1, "{'descr': '<f8', 'fortran_order': False, 'shape': ((((((((((1,),),),),),),),),),), }", nil))
+	f.Add(build(1, "{'descr': '|u1', 'fortran_order': True, 'shape': (4, 8, 2), }", make([]byte, 64)))
+	f.Add(build(1, "{'descr': '<f2', 'fortran_order': False, 'shape': (0, 1000000000000), }", nil))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		for name, r := range readers(b) {
-			a, err := npy.Read(r())
+			var a *npy.Array
+			var err error
+			fuzzbudget.Check(t, "Read ("+name+")", len(b), readBudget, func() { a, err = npy.Read(r()) })
 			if err != nil {
 				if a != nil {
 					t.Errorf("%s: Read returned an array and an error %v", name, err)

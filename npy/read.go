@@ -48,15 +48,15 @@ func Read(r io.Reader) (*Array, error) {
 	nbytes := int64(n) * int64(dt.size)
 	if remaining >= 0 {
 		if avail := remaining - h.DataOffset; nbytes > avail {
-			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes",
-				n, nbytes, avail)
+			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes: %s",
+				n, nbytes, avail, stopsIn(h, int(avail/int64(dt.size))))
 		}
 	}
 	data, got, err := readData(r, dt, n, remaining >= 0)
 	if err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes",
-				n, nbytes, got)
+			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes: %s",
+				n, nbytes, got, stopsIn(h, int(got/int64(dt.size))))
 		}
 		return nil, fmt.Errorf("npy: reading data: %w", err)
 	}
@@ -67,6 +67,20 @@ func Read(r io.Reader) (*Array, error) {
 		data = fortranToC(data, h.Shape)
 	}
 	return &Array{Shape: h.Shape, Data: data, Descr: h.Descr}, nil
+}
+
+// stopsIn says where data that holds only the first complete elements of
+// the array of header h stops: "the data stops in row R of S" for an
+// array of two or more dimensions in C order (rows along the first axis,
+// counted from 1, as ReadMatrix's rows are), and "the data stops at
+// element E of N" otherwise (counted from 1, in file order).
+func stopsIn(h *Header, complete int) string {
+	n, _ := numElements(h.Shape)
+	if len(h.Shape) >= 2 && !h.FortranOrder && n > 0 {
+		perRow := n / h.Shape[0]
+		return fmt.Sprintf("the data stops in row %d of %d", complete/perRow+1, h.Shape[0])
+	}
+	return fmt.Sprintf("the data stops at element %d of %d", complete+1, n)
 }
 
 // readData reads n items of type dt from r and converts them to float64.

@@ -29,6 +29,7 @@ var floors = map[string][]string{
 	"internal/fwht":       {"internal/cpuid"},
 	"internal/kern":       {"internal/cpuid", "internal/par"},
 	"internal/simdtest":   {"internal/cpuid"}, // imported by tests only
+	"internal/fuzzbudget": nil,                // imported by tests only
 	// Floor 1: the mathematics and the data.
 	"features": {"internal/rng", "internal/fwht"},
 	"metrics":  nil,

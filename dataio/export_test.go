@@ -1,0 +1,9 @@
+package dataio
+
+// SetMaxValues sets the limit that MaxValues documents to n for a test,
+// and returns a function that restores it.
+func SetMaxValues(n int) (restore func()) {
+	old := maxValues
+	maxValues = n
+	return func() { maxValues = old }
+}

@@ -1,0 +1,197 @@
+package dataio
+
+import (
+	"bytes"
+	"math"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/drdam/drdam/internal/fuzzbudget"
+	"github.com/drdam/drdam/npy"
+)
+
+// textBudget bounds what one read of an n-byte text file (.csv, .tsv,
+// .txt) may allocate.
+//
+// Per byte of input, 256. A file of n bytes holds at most n+1 fields (a
+// line of n commas), and each field costs at most: its text, copied by
+// the line or record reader (1 byte per byte, twice with encoding/csv's
+// record buffer); 16 bytes of string header in the record and 16 of
+// encoding/csv's field position; 8 bytes of line number; 8 bytes of
+// float64 in the row and 8 in the matrix, whose append-doubling
+// allocates up to 3 times the final size; and, for a field that is not a
+// number (a header), the copy of its text and the 48-byte *NumError that
+// strconv.ParseFloat returns, and the lower-cased copy that a mask's
+// true/false test makes. That is under 150 bytes per field; 256 leaves
+// room for the slices' own growth. Fixed, 1 MiB: the 64 KiB buffered
+// reader, encoding/csv's initial buffers and the error message.
+var textBudget = fuzzbudget.Budget{PerByte: 256, Fixed: 1 << 20}
+
+// textWhere is what every error of the text reader starts with after the
+// file name: a place given as "line L (row R)" with an optional column
+// (or, for encoding/csv's syntax errors, byte), or an error about the
+// whole file.
+var textWhere = regexp.MustCompile(`^(line [1-9][0-9]* \(row [1-9][0-9]*\)(, (column|byte) [0-9]+)?: |no data rows$|reading row [1-9])`)
+
+// textFormats are the text formats that FuzzReadText and FuzzReadMask
+// pick from, with a file name for each.
+var textFormats = []struct {
+	f    format
+	name string
+}{
+	{formatCSV, "f.csv"},
+	{formatTSV, "f.tsv"},
+	{formatTXT, "f.txt"},
+}
+
+// FuzzReadText checks that the text reader (.csv, .tsv, .txt, as
+// ReadMatrix and ReadMask parse them) never panics, returns a consistent
+// matrix or an error that names the file and the place as the package
+// documentation says, and allocates within textBudget: no declared or
+// guessed width may size an allocation that the input does not back.
+func FuzzReadText(f *testing.F) {
+	for _, s := range []string{
+		"1,2,3\n4,5,6\n",
+		"x,y\n# comment\n\n1,2\r\n3,4\r\n",
+		"\ufeffa\tb\n1\t2\n",
+		"1 2 3\n4\t5   6\n",
+		"1,2\n3,4,5\n",                   // ragged
+		"1,2\n3,\"4\n5\n",                // unterminated quote
+		"nan,NaN,-inf,Inf,+inf,1e400\n",  // NaN text and out of range
+		"true,FALSE,0,1\n",               // a mask
+		"\"1\",\" 2 \"\n3,4\n",           // quoted fields
+		strings.Repeat(",", 4096) + "\n", // a huge header of empty fields
+		strings.Repeat("1 ", 2048) + "\n" + strings.Repeat("1 ", 2047) + "\n",
+		strings.Repeat("9", 400) + "\n",
+		"",
+		"\n\n#\n",
+		"a,b\n",
+		"1,x\n",
+		"\x00,\xff\n",
+	} {
+		for k := range textFormats {
+			f.Add([]byte(s), uint8(k))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		tf := textFormats[int(k)%len(textFormats)]
+		for _, parse := range []func(string) (float64, error){parseNumber, parseBool} {
+			var m *Matrix
+			var err error
+			fuzzbudget.Check(t, "parseText "+tf.name, len(data), textBudget, func() {
+				m, err = parseText(bytes.NewReader(data), tf.name, tf.f, parse)
+			})
+			if err != nil {
+				msg := err.Error()
+				rest, ok := strings.CutPrefix(msg, tf.name+": ")
+				if !ok || !textWhere.MatchString(rest) {
+					t.Fatalf("error %q does not start with %q and a place (line L (row R), column C)", msg, tf.name+": ")
+				}
+				continue
+			}
+			checkMatrix(t, m)
+		}
+	})
+}
+
+// checkMatrix fails t unless m is a matrix with at least one element whose
+// sizes agree.
+func checkMatrix(t *testing.T, m *Matrix) {
+	t.Helper()
+	if m == nil || m.Rows < 1 || m.Cols < 1 || m.Rows*m.Cols != len(m.Data) {
+		t.Fatalf("inconsistent matrix %+v", m)
+	}
+}
+
+// maskBudget bounds what one ReadMask of an n-byte file allocates: the
+// largest of the readers' budgets (text and .npy; an ARFF file's dense
+// size is bounded by its size as the mask is a vector that FuzzReadMask
+// only asks for when short, see there), plus the mask itself, a byte per
+// value, which is within them.
+var maskBudget = fuzzbudget.Budget{PerByte: 256, Fixed: 4 << 20}
+
+// maskFormats are the formats of FuzzReadMask: the text ones, .npy and
+// .arff.
+var maskFormats = []struct {
+	f    format
+	name string
+}{
+	{formatCSV, "m.csv"},
+	{formatTSV, "m.tsv"},
+	{formatTXT, "m.txt"},
+	{formatNPY, "m.npy"},
+	{formatARFF, "m.arff"},
+}
+
+// FuzzReadMask checks that reading a mask (ReadMask after the file is
+// opened) never panics, returns a mask of the length asked for or an error
+// naming the file, and allocates within maskBudget.
+func FuzzReadMask(f *testing.F) {
+	npyFile := func(shape []int, data []float64) []byte {
+		var b bytes.Buffer
+		if err := npy.Write(&b, shape, data); err != nil {
+			f.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	npyBool := func(v []bool) []byte {
+		var b bytes.Buffer
+		if err := npy.WriteBool(&b, []int{len(v)}, v); err != nil {
+			f.Fatal(err)
+		}
+		return b.Bytes()
+	}
+	for _, tc := range []struct {
+		data []byte
+		k    uint8
+		d    uint16
+	}{
+		{[]byte("1,0,1\n"), 0, 3},
+		{[]byte("mask\ntrue\nFALSE\nTrue\n"), 0, 3},
+		{[]byte("1\t0\n"), 1, 2},
+		{[]byte("0 1 true false\n"), 2, 4},
+		{[]byte("1,0,1\n"), 0, 4},    // wrong length
+		{[]byte("1,nan\n"), 0, 2},    // NaN
+		{[]byte("1,0\n0,1\n"), 0, 4}, // a matrix
+		{[]byte("1,0,yes\n"), 0, 3},  // not a value
+		{npyBool([]bool{true, false}), 3, 2},
+		{npyFile([]int{3, 1}, []float64{0, 2, math.NaN()}), 3, 3},
+		{npyFile([]int{2, 2}, []float64{0, 1, 1, 0}), 3, 4},
+		{npyFile([]int{5}, []float64{1, 0, 1, 0, 1})[:100], 3, 5}, // truncated
+		{[]byte("@attribute v numeric\n@data\n1\n0\n2\n"), 4, 3},
+		{[]byte("@attribute v numeric\n@attribute w numeric\n@data\n{}\n{1 1}\n"), 4, 4},
+		{[]byte(""), 0, 1},
+	} {
+		f.Add(tc.data, tc.k, tc.d)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, k uint8, d uint16) {
+		mf := maskFormats[int(k)%len(maskFormats)]
+		if mf.f == formatARFF && strings.Count(string(data), "\n")*strings.Count(strings.ToLower(string(data)), "@attribute") > len(data) {
+			// Sparse rows can describe a matrix far larger than the
+			// file (see MaxValues and FuzzParseARFF); a mask is a vector,
+			// so the budget of a mask reader is checked on files whose
+			// rows × attributes stay within their size.
+			return
+		}
+		var mask []bool
+		var err error
+		fuzzbudget.Check(t, "ReadMask "+mf.name, len(data), maskBudget, func() {
+			var m *Matrix
+			m, err = decodeMatrix(bytes.NewReader(data), mf.name, mf.f, parseBool)
+			if err == nil {
+				mask, err = maskOf(mf.name, m, int(d))
+			}
+		})
+		if err != nil {
+			msg := err.Error()
+			if !strings.HasPrefix(msg, mf.name+":") && !strings.HasPrefix(msg, "mask "+mf.name+": ") && !strings.HasPrefix(msg, "read "+mf.name+": ") {
+				t.Fatalf("error %q does not name the file %s", msg, mf.name)
+			}
+			return
+		}
+		if len(mask) != int(d) {
+			t.Fatalf("mask of length %d, want %d", len(mask), d)
+		}
+	})
+}
