@@ -19,6 +19,12 @@ type RecallOptions struct {
 	// Box, if not nil, clips every unclamped coordinate to [Lo, Hi] after
 	// each step.
 	Box *Box
+	// KeepStalled keeps a query that stalls at a DrDAM's clip floor in the
+	// descent until Tol or MaxSteps stops it (its outcome is still
+	// Stalled), instead of retiring it at once. Its final state is the
+	// same; what changes is the work done, which is that of the peers'
+	// fixed-step loops: benchmarks that compare with them set it.
+	KeepStalled bool
 }
 
 // Box is a closed interval [Lo, Hi] for every coordinate.
@@ -261,7 +267,7 @@ func (ds *Descent) Step() (done bool, err error) {
 			}
 			ds.stop(k, o)
 			continue // slot k now holds another query
-		case !ds.move(k) && ds.fa[k]:
+		case !ds.move(k) && ds.fa[k] && !ds.opt.KeepStalled:
 			ds.stop(k, Stalled) // it would sit at the floor for good
 			continue
 		}

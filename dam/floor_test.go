@@ -188,3 +188,29 @@ func TestMrDAMFarQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepStalled: with KeepStalled a query at the clip floor takes every
+// step, as in the peers' fixed-step loops, and still ends Stalled at the
+// state it would have been retired in.
+func TestKeepStalled(t *testing.T) {
+	const d = 8
+	xi := grayPatterns(161, 1, d)
+	m := mustDrDAM(t, Config{D: d, Beta: 10, Y: 1000, Seed: 7, Epsilon: 0.5}, xi)
+	far := fill(1, d, 10) // under ε = 0.5 by 20 noise deviations (see TestOutcomes)
+	opt := RecallOptions{Step: 0.1, MaxSteps: 7}
+	early, err := Recall(m, far, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.KeepStalled = true
+	kept, err := Recall(m, far, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if early.Steps[0] != 0 || kept.Steps[0] != 7 {
+		t.Errorf("steps %d and %d, want 0 (retired) and 7 (kept)", early.Steps[0], kept.Steps[0])
+	}
+	if kept.Outcome[0] != Stalled || !slices.Equal(kept.X, early.X) {
+		t.Errorf("kept: outcome %v, state %v; want stalled at %v", kept.Outcome[0], kept.X, early.X)
+	}
+}

@@ -233,7 +233,7 @@ func makePhase(c Config, phase string, prec dam.Precision, o Options, in *data) 
 	// bench.py's recall loop. (dam.Recall with MaxSteps 10 would also
 	// evaluate the final energy: one more forward pass.)
 	steps := o.steps()
-	ds, err := dam.NewDescent(m, dam.RecallOptions{Step: c.Alpha, MaxSteps: steps, Tol: 0, Clamp: in.mask})
+	ds, err := dam.NewDescent(m, dam.RecallOptions{Step: c.Alpha, MaxSteps: steps, Tol: 0, Clamp: in.mask, KeepStalled: true})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -245,6 +245,11 @@ func makePhase(c Config, phase string, prec dam.Precision, o Options, in *data) 
 			if _, err := ds.Step(); err != nil {
 				return err
 			}
+		}
+		// Every query takes every step, as in bench.py's loop, even those
+		// at the clip floor (KeepStalled): the work timed is the same.
+		if n := ds.Active(); n != c.B {
+			return fmt.Errorf("%d of %d queries left the descent early, so this run did less work than bench.py's; the timing is not comparable", c.B-n, c.B)
 		}
 		return nil
 	}, encodeS, nil
