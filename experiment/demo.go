@@ -37,6 +37,7 @@ type DemoRow struct {
 	EnergyMAE, GradMAE float64
 	Hamming            float64
 	Retrieved          int
+	Stalled            int // descents that stalled at the clip floor (dam.Stalled)
 	Time               time.Duration
 }
 
@@ -99,8 +100,9 @@ func RunDemo(c Demo, progress func(done, total int)) (*DemoResult, error) {
 		if err != nil {
 			return nil, err
 		}
+		_, _, stalled := r.Count()
 		res.Rows = append(res.Rows, DemoRow{Y: y, F: dr.Config().FeatureDim(), EnergyMAE: metrics.EnergyMAE(eMR, e), GradMAE: metrics.GradMAE(gMR, g, c.D),
-			Hamming: metrics.MeanHamming(resMR.X, r.X, c.D), Retrieved: exact(r.X, xi, c.D), Time: time.Since(t0)})
+			Hamming: metrics.MeanHamming(resMR.X, r.X, c.D), Retrieved: exact(r.X, xi, c.D), Stalled: stalled, Time: time.Since(t0)})
 	}
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/drdam/drdam/dam"
@@ -71,8 +72,19 @@ func printDemo(w io.Writer, c experiment.Demo, res *experiment.DemoResult) {
 		c.K, c.D, res.MrRetrieved, c.Queries, stepsSummary(res.MrSteps), res.MrTime.Round(time.Millisecond))
 	fmt.Fprintf(w, "DrDAM, %v features:\n", c.Basis)
 	fmt.Fprintf(w, "%9s %10s %12s %12s %10s %10s %8s\n", "Y", "size of T", "energy MAE", "grad MAE", "Hamming", "retrieved", "time")
+	stalled := 0
 	for _, r := range res.Rows {
 		fmt.Fprintf(w, "%9d %10d %12.3g %12.3g %10.3g %7d/%-2d %8v\n", r.Y, r.F, r.EnergyMAE, r.GradMAE, r.Hamming, r.Retrieved, c.Queries, r.Time.Round(time.Millisecond))
+		stalled += r.Stalled
+	}
+	if stalled > 0 {
+		var parts []string
+		for _, r := range res.Rows {
+			if r.Stalled > 0 {
+				parts = append(parts, fmt.Sprintf("%d of %d queries at Y = %d", r.Stalled, c.Queries, r.Y))
+			}
+		}
+		fmt.Fprintf(w, "\nStalled at DrDAM's clip floor (their fixed points are where they started, not retrievals): %s.\n", strings.Join(parts, ", "))
 	}
 	fmt.Fprintln(w, `
 energy MAE, grad MAE: mean |E − Ê| and ‖∇E − ∇Ê‖ at the queries (eq. MAE);

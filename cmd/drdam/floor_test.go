@@ -69,3 +69,20 @@ func TestClipFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestDemoStalled: demo counts the DrDAM descents that stalled at the clip
+// floor. A query with 6 of its 64 bits flipped is at ‖x − ξ‖² = 6/64 from
+// its pattern: its kernel value exp(−β/2‖x − ξ‖²) is 0.06 at β = 60 and
+// 0.24 at β = 30, and the estimate's noise is about √(K/2Y): 0.35 at
+// Y = 200, where a negative draw puts a query under ε (11 of 20 stall at
+// β = 60 with seed 1), and 0.05 at Y = 10⁴, where at β = 30 the kernel
+// value is 4.8 deviations above the floor and none stalls.
+func TestDemoStalled(t *testing.T) {
+	out := mustRun(t, "demo", "--beta", "60", "--y", "200")
+	if !strings.Contains(out, "Stalled at DrDAM's clip floor") || !strings.Contains(out, "of 20 queries at Y = 200") {
+		t.Errorf("demo at β = 60 does not count its stalled queries:\n%s", out)
+	}
+	if out := mustRun(t, "demo", "--y", "10000"); strings.Contains(out, "Stalled") {
+		t.Errorf("demo at β = 30, Y = 10⁴ reports stalled queries:\n%s", out)
+	}
+}
