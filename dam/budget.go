@@ -85,7 +85,8 @@ func EstimateFootprint(c Config, k int) Footprint {
 		parts = append(parts, Footprint{Bytes: rows * pd * es, Largest: fmt.Sprintf("the stored projection (Y×D = %d×%d %v)", c.Y, c.D, c.Precision), Field: "Y"})
 		// Generation buffers: rows of float64 per job, and for an
 		// orthogonal projection a D×D block and its rows.
-		gen := Footprint{Bytes: workers * 8 * max(float64(1<<20), d), Largest: "the buffers that generate the projection", Field: "Y"}
+		chunk := max(16, math.Floor((1<<20)/d)) // rows per job, as panelsFrom
+		gen := Footprint{Bytes: min(workers, math.Ceil(y/chunk)) * 8 * min(y, chunk) * d, Largest: "the buffers that generate the projection", Field: "Y"}
 		if c.Projection == features.Orthogonal {
 			active := min(workers, math.Ceil(y/d))
 			gen.Bytes = active * 8 * (d*d + min(y, d*max(1, math.Floor((1<<20)/(d*d))))*d)

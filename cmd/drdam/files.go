@@ -156,3 +156,32 @@ func store(e *env, m dam.Memory, p *dataio.Matrix, name string, remove bool) err
 	}
 	return nil
 }
+
+// checkInputSize refuses a data file that reading could need more than
+// the budget for: a matrix takes 8 bytes per value, and a value takes at
+// least 2 bytes of text ("0,") or 1 byte of .npy (a uint8 or bool), so the
+// values of a file of n bytes take at most 4n (text) or 8n (.npy) bytes,
+// plus what parsing holds beside them (the text of a row's fields):
+// counted as 6n and 8n.
+func checkInputSize(path string, budget *byteSize) error {
+	st, err := os.Stat(path)
+	if err != nil || !st.Mode().IsRegular() {
+		return nil // the reader says what is wrong
+	}
+	need := 6 * float64(st.Size())
+	if strings.EqualFold(filepath.Ext(path), ".npy") {
+		need = 8 * float64(st.Size())
+	}
+	b := int64(0)
+	if budget != nil {
+		b = int64(*budget)
+	}
+	if b <= 0 {
+		b = dam.DefaultBudget()
+	}
+	if need > float64(b) {
+		return fmt.Errorf("%s: a file of %s may need up to %s to read, more than the memory budget of %s; split it (drdam add takes more patterns later) or raise --max-memory",
+			path, dam.Bytes(float64(st.Size())), dam.Bytes(need), dam.Bytes(float64(b)))
+	}
+	return nil
+}

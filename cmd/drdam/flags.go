@@ -451,7 +451,10 @@ func (f *flags) printUsage(w io.Writer) {
 
 // readPatterns reads a matrix of patterns or queries from path and checks
 // that it is non-empty, finite and, when d > 0, has d columns.
-func readPatterns(path, what string, d int) (*dataio.Matrix, error) {
+func readPatterns(path, what string, d int, budget *byteSize) (*dataio.Matrix, error) {
+	if err := checkInputSize(path, budget); err != nil {
+		return nil, err
+	}
 	m, err := dataio.ReadMatrix(path)
 	if err != nil {
 		return nil, err

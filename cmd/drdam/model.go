@@ -57,7 +57,7 @@ Example:
 	if err := checkFiles([]file{{"patterns", *patterns}}, []file{{"out", *out}}); err != nil {
 		return err
 	}
-	p, err := readPatterns(*patterns, "patterns", 0)
+	p, err := readPatterns(*patterns, "patterns", 0, budget)
 	if err != nil {
 		return err
 	}
@@ -137,7 +137,7 @@ subtracts their features from T and cannot check that they were stored.`
 	if err != nil {
 		return err
 	}
-	p, err := readPatterns(*patterns, "patterns", m.Dim())
+	p, err := readPatterns(*patterns, "patterns", m.Dim(), budget)
 	if err != nil {
 		return err
 	}

@@ -284,7 +284,7 @@ func openQueries(model, queries string, budget *byteSize, inputs, outputs []file
 	if m.Len() == 0 {
 		return nil, nil, fmt.Errorf("%s stores no patterns: there is no energy to evaluate (add some with drdam add)", model)
 	}
-	q, err := readPatterns(queries, "queries", m.Dim())
+	q, err := readPatterns(queries, "queries", m.Dim(), budget)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -364,3 +364,15 @@ func TestStoreInParts(t *testing.T) {
 		t.Errorf("bad last row: status %d, %q", st, errOut)
 	}
 }
+
+// TestInputTooLarge: a data file that could need more memory to read than
+// the budget is refused before it is read, naming the file and the flag.
+func TestInputTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	pat := writeCSV(t, dir, "p.csv", strings.Repeat("0.5,0.25,0,0\n", 20000)) // 260 kB: up to 1.5 MiB to read
+	st, _, errOut := drdam(t, "encode", "--patterns", pat, "--out", filepath.Join(dir, "m.drdam"), "--y", "64", "--max-memory", "1MiB")
+	if st != 1 || !strings.Contains(errOut, pat+": a file of") || !strings.Contains(errOut, "--max-memory") {
+		t.Errorf("status %d, %q", st, errOut)
+	}
+	mustRun(t, "encode", "--patterns", pat, "--out", filepath.Join(dir, "m.drdam"), "--y", "64", "--max-memory", "64MiB")
+}
