@@ -298,6 +298,13 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 	c.D, c.Y, c.Beta, count, logScale = int(d), int(y), f64(40), u64(64), f64(72)
 	if c.Rep == RepDrDAM {
 		c.Basis, c.Projection = features.Basis(h[14]), features.ProjectionKind(h[15])
+		// Validate would take a zero for the default: a file says which.
+		if !c.Basis.Valid() {
+			return c, 0, 0, fmt.Errorf("header: unknown basis %d", h[14])
+		}
+		if !c.Projection.Valid() {
+			return c, 0, 0, fmt.Errorf("header: unknown projection kind %d", h[15])
+		}
 		c.Epsilon, c.Seed, c.NoBias = f64(48), u64(56), h[17]&flagBias == 0
 		c.OnDemand = h[17]&flagOnDemand != 0
 		if h[17]&^(flagBias|flagOnDemand) != 0 {
