@@ -11,23 +11,13 @@ import (
 )
 
 // DefaultBudget returns the memory budget, in bytes, of a model whose
-// Config.MaxMemory is 0: three quarters of what this process may use (the
-// least of the physical memory, the cgroup's limit and ulimit -v; see
-// sysinfo.MemoryLimit), and under ulimit -v at most the limit less 1 GiB
-// (a Go program reserves about 0.7 GiB of address space before it
-// allocates anything; the rest is for the caller's own buffers); never
-// less than 64 MiB; 16 GiB where none of the limits is known.
-func DefaultBudget() int64 {
-	lim := sysinfo.MemoryLimit()
-	if lim <= 0 {
-		return 16 << 30
-	}
-	b := lim / 4 * 3
-	if as := sysinfo.AddressSpaceLimit(); as > 0 {
-		b = min(b, as-1<<30)
-	}
-	return max(b, 64<<20)
-}
+// Config.MaxMemory is 0: sysinfo.Budget, three quarters of what this
+// process may use (the least of the physical memory, the cgroup's limit
+// and ulimit -v), and under ulimit -v at most the limit less 1 GiB (a Go
+// program reserves about 0.7 GiB of address space before it allocates
+// anything); never less than 64 MiB; 16 GiB where none of the limits is
+// known.
+func DefaultBudget() int64 { return sysinfo.Budget() }
 
 // Footprint is an estimate, from above, of the memory a model allocates.
 type Footprint struct {

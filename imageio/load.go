@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/drdam/drdam/internal/sysinfo"
 )
 
 // MaxPixels is the largest number of pixels (width × height) of an image
@@ -138,6 +140,11 @@ func decodeFile(path string, r io.ReadSeeker, size int64, h, w int) (*Image, err
 	return im, nil
 }
 
+// bytesPerPixel bounds what decoding and converting takes per pixel (see
+// MaxPixels): an image whose pixels need more than the memory budget
+// (sysinfo.Budget) is refused from its header.
+const bytesPerPixel = 40
+
 // maxPixels is MaxPixels, lowered by the fuzz target to keep each input
 // fast.
 var maxPixels int64 = MaxPixels
@@ -169,6 +176,10 @@ func decode(r io.ReadSeeker, size int64) (img image.Image, err error) {
 	if px > maxPixels {
 		return nil, fmt.Errorf("%s header says %d×%d = %d pixels, more than the %d (MaxPixels) that drdam decodes",
 			name, cfg.Width, cfg.Height, px, maxPixels)
+	}
+	if b := sysinfo.Budget(); float64(px)*bytesPerPixel > float64(b) {
+		return nil, fmt.Errorf("%s header says %d×%d pixels, which take up to %.3g GiB to decode (about %d bytes per pixel), more than the memory budget of %.3g GiB (three quarters of this machine's memory or of ulimit -v)",
+			name, cfg.Width, cfg.Height, float64(px)*bytesPerPixel/(1<<30), bytesPerPixel, float64(b)/(1<<30))
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return nil, err

@@ -5,6 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"image"
+	"image/png"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -210,8 +213,19 @@ func TestUnderUlimit(t *testing.T) {
 	craftedModel(t, ortho, 2, 16133, 16) // one 16133² block: 2 GB, was 33 GB
 	structured := filepath.Join(dir, "sorf.drdam")
 	craftedModel(t, structured, 4, 4, 50_000_000) // a 800 MB file, 3.2 GB of diagonals
+	// A valid 6000×6000 PNG of 100 kB: decoding it takes up to 1.3 GiB
+	// (40 bytes per pixel), more than the 1 GiB budget under the limit.
+	big := filepath.Join(dir, "big.png")
+	var pngBuf bytes.Buffer
+	if err := pngEncode(&pngBuf, 6000, 6000); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(big, pngBuf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "out.drdam")
 	for _, args := range [][]string{
+		{"complete", "--images", big, "--size", "16x16", "--out", filepath.Join(dir, "complete")},
 		{"encode", "--patterns", pat, "--out", out, "--y", "1e9", "--projection", "structured"},
 		{"encode", "--patterns", pat, "--out", out, "--y", "1e9", "--on-demand"},
 		{"encode", "--patterns", pat, "--out", out, "--y", "300000000"},
@@ -226,7 +240,7 @@ func TestUnderUlimit(t *testing.T) {
 		start := time.Now()
 		b, err := cmd.CombinedOutput()
 		msg := string(b)
-		refused := strings.Contains(msg, "more than the memory budget of") || strings.Contains(msg, "--y: a Y×D") && strings.Contains(msg, "more than the limit of")
+		refused := strings.Contains(msg, "more than the memory budget") || strings.Contains(msg, "--y: a Y×D") && strings.Contains(msg, "more than the limit of")
 		if err == nil || !refused || strings.Contains(msg, "fatal error") || strings.Contains(msg, "goroutine") {
 			t.Errorf("drdam %s under ulimit -v 2 GiB: %v, %q; want a budget error", strings.Join(args, " "), err, msg)
 		}
@@ -375,4 +389,9 @@ func TestInputTooLarge(t *testing.T) {
 		t.Errorf("status %d, %q", st, errOut)
 	}
 	mustRun(t, "encode", "--patterns", pat, "--out", filepath.Join(dir, "m.drdam"), "--y", "64", "--max-memory", "64MiB")
+}
+
+// pngEncode writes a uniform gray w×h PNG (it compresses to about 1/1000).
+func pngEncode(w io.Writer, width, height int) error {
+	return png.Encode(w, image.NewGray(image.Rect(0, 0, width, height)))
 }

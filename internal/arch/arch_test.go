@@ -41,7 +41,7 @@ var floors = map[string][]string{
 	"dam": {"features", "internal/atomicfile", "internal/fwht", "internal/kern", "internal/par", "internal/sysinfo", "internal/vmath"},
 	// Floor 3: measurement, images, figures, the peers' protocols.
 	"experiment":     {"dam", "features", "metrics", "synth", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
-	"imageio":        {"internal/rng", "internal/atomicfile"},
+	"imageio":        {"internal/rng", "internal/atomicfile", "internal/sysinfo"},
 	"plots":          {"internal/atomicfile"},
 	"internal/peers": {"dam", "features", "metrics", "synth", "npy", "internal/rng", "internal/cpuid", "internal/sysinfo", "internal/atomicfile"},
 	// Floor 4: the paper.

@@ -63,3 +63,21 @@ func MemoryLimit() int64 {
 	}
 	return lim
 }
+
+// Budget returns the default memory budget of a run, in bytes: three
+// quarters of MemoryLimit, and under ulimit -v at most the limit less
+// 1 GiB (a Go program reserves about 0.7 GiB of address space before it
+// allocates anything; the rest is for buffers beside what is budgeted);
+// never less than 64 MiB; 16 GiB where no limit is known. Package dam's
+// DefaultBudget and the image decoder use it.
+func Budget() int64 {
+	lim := MemoryLimit()
+	if lim <= 0 {
+		return 16 << 30
+	}
+	b := lim / 4 * 3
+	if as := AddressSpaceLimit(); as > 0 {
+		b = min(b, as-1<<30)
+	}
+	return max(b, 64<<20)
+}
