@@ -143,6 +143,11 @@ func runGridExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resul
 	if err != nil {
 		return nil, err
 	}
+	if s.Data != "" && s.Data != "letter" {
+		if err := checkInputSize(s.Data, nil); err != nil {
+			return nil, err
+		}
+	}
 	return runGrid(e, x, s, *g.out, *g.fresh, *g.estimate)
 }
 
