@@ -73,3 +73,16 @@ func Example_structured() {
 	fmt.Printf("T: %d values; energy DrDAM %.3f, MrDAM %.3f\n", dr.Config().FeatureDim(), ed[0], em[0])
 	// Output: T: 200000 values; energy DrDAM -0.095, MrDAM -0.095
 }
+
+// ExampleConditionBeta finds the smallest β at which two patterns at
+// distance 0.5 are fixed points of their MrDAM energy, to a gradient of
+// 10⁻³ (2·ln(499)/0.25 ≈ 49.7).
+func ExampleConditionBeta() {
+	beta, err := dam.ConditionBeta([]float64{0, 0, 0, 0.5, 0, 0}, 3, 1, 1000, 1e-3)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("β = %.4g\n", beta)
+	// Output: β = 49.7
+}
