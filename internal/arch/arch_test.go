@@ -38,7 +38,7 @@ var floors = map[string][]string{
 	"dataio":   {"npy", "internal/atomicfile"},
 	"datasets": {"dataio"},
 	// Floor 2: the models.
-	"dam": {"features", "internal/atomicfile", "internal/fwht", "internal/kern", "internal/par", "internal/sysinfo", "internal/vmath"},
+	"dam": {"features", "internal/atomicfile", "internal/fwht", "internal/kern", "internal/par", "internal/rng", "internal/sysinfo", "internal/vmath"},
 	// Floor 3: measurement, images, figures, the peers' protocols.
 	"experiment":     {"dam", "features", "metrics", "synth", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
 	"imageio":        {"internal/rng", "internal/atomicfile", "internal/sysinfo"},

@@ -14,6 +14,7 @@ const (
 	StreamBias        = 3 << 56 // the random shifts b ~ U(0, 2π)
 	StreamSORFSigns   = 4 << 56 // | b: the three sign diagonals of SORF block b
 	StreamSORFNorms   = 5 << 56 // | b: the χ(N) row norms of SORF block b
+	StreamSubset      = 6 << 56 // the projections of dam.SubsetEnergy's random subset
 
 	// Synthetic data (package synth).
 	StreamBinary = 10 << 56 // | r: random binary pattern r
