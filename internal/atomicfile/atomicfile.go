@@ -170,12 +170,11 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 // so that a writer that has just created its file is not robbed). Where the system has no
 // advisory locks nothing is removed, since a live writer cannot be told
 // from a dead one.
-func removeStale(dir, base string) []string {
+func removeStale(dir, base string) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return
 	}
-	var out []string
 	for _, e := range ents {
 		if !strings.HasPrefix(e.Name(), tempPrefix(base)) || !e.Type().IsRegular() {
 			continue
@@ -190,30 +189,16 @@ func removeStale(dir, base string) []string {
 		if err != nil {
 			continue
 		}
-		if flock(f, false) == nil && os.Remove(name) == nil {
-			out = append(out, name)
+		if flock(f, false) == nil {
+			os.Remove(name)
 		}
 		f.Close()
 	}
-	return out
 }
 
-// Stale returns the temporary files of path that killed runs left behind
-// and removes them (see Write, which does the same before it writes).
-func Stale(path string) []string {
-	target, err := Resolve(path)
-	if err != nil {
-		return nil
-	}
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
-	}
-	return removeStale(dir, base)
-}
-
-// ErrLocked is returned by TryLock when another process holds the lock.
-var ErrLocked = errors.New("locked by another process")
+// errLocked is returned by flock without waiting when another process
+// holds the lock.
+var errLocked = errors.New("locked by another process")
 
 // Lock takes an exclusive advisory lock on the existing file at path (a
 // symbolic link is followed), for a read–modify–write cycle that ends with
@@ -244,7 +229,7 @@ func Lock(path string, waiting func()) (release func(), err error) {
 			f.Close()
 			return func() {}, nil
 		}
-		if errors.Is(err, ErrLocked) {
+		if errors.Is(err, errLocked) {
 			if !told && waiting != nil {
 				waiting()
 				told = true

@@ -12,7 +12,7 @@ import (
 var errNoLocks = errors.New("advisory locks are not supported")
 
 // flock takes an exclusive advisory lock on f, waiting for it if wait is
-// set, else failing with ErrLocked when another holds it.
+// set, else failing with errLocked when another holds it.
 func flock(f *os.File, wait bool) error {
 	how := syscall.LOCK_EX
 	if !wait {
@@ -26,7 +26,7 @@ func flock(f *os.File, wait bool) error {
 		case errors.Is(err, syscall.EINTR):
 			continue
 		case errors.Is(err, syscall.EWOULDBLOCK):
-			return ErrLocked
+			return errLocked
 		case errors.Is(err, syscall.ENOLCK), errors.Is(err, syscall.EOPNOTSUPP):
 			return errNoLocks
 		}
