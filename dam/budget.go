@@ -28,6 +28,10 @@ type Footprint struct {
 	// Field is the Config field that lowers it most ("Y", or "K" for
 	// the number of patterns of an MrDAM).
 	Field string
+	// Dense says that the largest part is a dense projection (stored, or
+	// an orthogonal one being generated), which the structured projection
+	// replaces by O(Y) values.
+	Dense bool
 }
 
 // EstimateFootprint returns the memory that a model of configuration c
@@ -72,7 +76,7 @@ func EstimateFootprint(c Config, k int) Footprint {
 	case c.OnDemand:
 		parts = append(parts, Footprint{Bytes: onDemandCache + workers*float64(kern.BlockPanels(int(pd)))*lanes*d*8, Largest: "the on-demand projection's cache", Field: "Y"})
 	default:
-		parts = append(parts, Footprint{Bytes: rows * pd * es, Largest: fmt.Sprintf("the stored projection (Y×D = %d×%d %v)", c.Y, c.D, c.Precision), Field: "Y"})
+		parts = append(parts, Footprint{Bytes: rows * pd * es, Largest: fmt.Sprintf("the stored projection (Y×D = %d×%d %v)", c.Y, c.D, c.Precision), Field: "Y", Dense: true})
 		// Generation buffers: rows of float64 per job, and for an
 		// orthogonal projection a D×D block and its rows.
 		chunk := max(16, math.Floor((1<<20)/d)) // rows per job, as panelsFrom
@@ -81,18 +85,11 @@ func EstimateFootprint(c Config, k int) Footprint {
 			active := min(workers, math.Ceil(y/d))
 			gen.Bytes = active * 8 * (d*d + min(y, d*max(1, math.Floor((1<<20)/(d*d))))*d)
 			gen.Largest = fmt.Sprintf("generating the orthogonal projection (a D×D block per job, D = %d)", c.D)
+			gen.Dense = true
 		}
 		parts = append(parts, gen)
 	}
-	var fp Footprint
-	largest := -1.0
-	for _, p := range parts {
-		fp.Bytes += p.Bytes
-		if p.Bytes > largest {
-			fp.Largest, fp.Field, largest = p.Largest, p.Field, p.Bytes
-		}
-	}
-	return fp
+	return total(parts)
 }
 
 // BudgetError says that a model would allocate more than its budget.
@@ -131,11 +128,7 @@ func (c Config) budget() int64 {
 // checkBudget returns a *BudgetError if a model of configuration c holding
 // k patterns would allocate more than its budget.
 func checkBudget(c Config, k int) error {
-	fp := EstimateFootprint(c, k)
-	if b := c.budget(); fp.Bytes > float64(b) {
-		return &BudgetError{Footprint: fp, Budget: b}
-	}
-	return nil
+	return CheckFits(c.MaxMemory, EstimateFootprint(c, k))
 }
 
 // checkFileBudget checks, before the payload of a model file is read, that
@@ -143,12 +136,7 @@ func checkBudget(c Config, k int) error {
 // payload (np float64 values) beside it.
 func checkFileBudget(c Config, count, np uint64) error {
 	k := int(min(count, math.MaxInt32))
-	fp := EstimateFootprint(c, k)
-	fp.Bytes += 8 * float64(np)
-	if b := c.budget(); fp.Bytes > float64(b) {
-		return &BudgetError{Footprint: fp, Budget: b}
-	}
-	return nil
+	return CheckFits(c.MaxMemory, EstimateFootprint(c, k), DataFootprint("the file's payload", float64(np), "K"))
 }
 
 // DataFootprint is the footprint of n float64 values of data that a
@@ -166,16 +154,22 @@ func CheckFits(maxMemory int64, parts ...Footprint) error {
 	if maxMemory <= 0 {
 		maxMemory = DefaultBudget()
 	}
-	var sum Footprint
-	largest := -1.0
-	for _, p := range parts {
-		if p.Bytes > largest {
-			sum.Largest, sum.Field, largest = p.Largest, p.Field, p.Bytes
-		}
-		sum.Bytes += p.Bytes
-	}
+	sum := total(parts)
 	if sum.Bytes > float64(maxMemory) {
 		return &BudgetError{Footprint: sum, Budget: maxMemory}
 	}
 	return nil
+}
+
+// total sums footprints and names the largest part.
+func total(parts []Footprint) Footprint {
+	var sum Footprint
+	largest := -1.0
+	for _, p := range parts {
+		if p.Bytes > largest {
+			sum.Largest, sum.Field, sum.Dense, largest = p.Largest, p.Field, p.Dense, p.Bytes
+		}
+		sum.Bytes += p.Bytes
+	}
+	return sum
 }

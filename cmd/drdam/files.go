@@ -118,7 +118,7 @@ func budgetHint(err error) error {
 	switch {
 	case be.Field == "K":
 		hint = "lower the number of patterns, or raise --max-memory"
-	case strings.Contains(be.Largest, "stored projection"), strings.Contains(be.Largest, "orthogonal"):
+	case be.Dense:
 		hint = "lower --y, use --projection structured (O(Y) memory) or --precision float32, or raise --max-memory"
 	}
 	return fmt.Errorf("%w; %s", err, hint)
