@@ -32,11 +32,7 @@ func SubsetEnergy(m *DrDAM, e, x []float64, count int, seed uint64) error {
 	if m.count == 0 {
 		return ErrEmpty
 	}
-	s, err := subsetSums(m, x, count, seed)
-	if err != nil {
-		return err
-	}
-	for r, v := range s {
+	for r, v := range subsetSums(m, x, count, seed) {
 		if c.Basis.Positive() {
 			// v is log of the sum; the floor applies as in EnergyGrad.
 			if c.Epsilon > 0 && v < math.Log(c.Epsilon) || math.IsInf(v, -1) {
@@ -55,12 +51,11 @@ func SubsetEnergy(m *DrDAM, e, x []float64, count int, seed uint64) error {
 
 // subsetSums returns, per query, the rescaled sum (Y/m)·Σ_{α∈S} φ_α(x)·T_α
 // for the trigonometric bases, or its logarithm for the positive ones.
-func subsetSums(m *DrDAM, x []float64, count int, seed uint64) ([]float64, error) {
+func subsetSums(m *DrDAM, x []float64, count int, seed uint64) []float64 {
 	c := m.cfg
 	y, d := c.Y, c.D
 	b := len(x) / d
-	// Floyd's sampling of count distinct indices of [0, Y), then sorted
-	// order is not needed: each is used on its own.
+	// Floyd's sampling of count distinct indices of [0, Y), in O(count).
 	st := rng.New(seed, rng.StreamSubset)
 	chosen := make(map[int]bool, count)
 	idx := make([]int, 0, count)
@@ -114,5 +109,5 @@ func subsetSums(m *DrDAM, x []float64, count int, seed uint64) ([]float64, error
 			out[r] *= scale * math.Exp(logScale)
 		}
 	}
-	return out, nil
+	return out
 }
