@@ -1,0 +1,323 @@
+package dam
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/kern"
+	"github.com/drdam/drdam/internal/par"
+)
+
+// This file stores patterns in a DrDAM: Add, Remove and Merge, the scale
+// of T, and the update of T in the compute precision.
+
+// Add stores the K patterns of the row-major K×D slice patterns:
+// T ← T + Σ_μ w_μ φ(ξ^μ), with w_μ = 1 for the L2 energy and
+// exp(β‖ξ^μ‖²/2) for the dot-product energy.
+func (m *DrDAM) Add(patterns []float64) error { return m.update(patterns, +1) }
+
+// Remove forgets the K patterns of patterns: T ← T − Σ_μ w_μ φ(ξ^μ). It
+// cannot check that the patterns were stored: removing one that was not
+// leaves T meaningless. It returns an error if more patterns are removed
+// than the memory holds.
+func (m *DrDAM) Remove(patterns []float64) error { return m.update(patterns, -1) }
+
+func (m *DrDAM) update(patterns []float64, sign float64) error {
+	d, y := m.cfg.D, m.cfg.Y
+	k, err := checkRows("patterns", patterns, d, m.cfg)
+	if err != nil {
+		return err
+	}
+	if sign < 0 && k > m.count {
+		return fmt.Errorf("cannot remove %d patterns from a memory that holds %d", k, m.count)
+	}
+	beta := m.cfg.Beta
+	sq := make([]float64, k)
+	rowSqNorms(sq, patterns, d)
+	// lw[μ]: log of the weight w_μ and, for the positive bases, of the
+	// factor exp(−β‖ξ‖²)/√(Y·mult) of φ.
+	lw := make([]float64, k)
+	if m.cfg.Similarity == Dot {
+		if err := checkDotWeights(patterns, m.cfg); err != nil {
+			return err
+		}
+		for i := range lw {
+			lw[i] = beta * sq[i] / 2
+		}
+	}
+	// Keep T as it was, to restore it if the update cannot be represented.
+	saved, savedScale := slices.Clone(m.t), m.logScale
+	if m.cfg.Basis.Positive() {
+		ln := m.cfg.Basis.LogNorm(y)
+		for i := range lw {
+			lw[i] -= beta*sq[i] - ln
+		}
+	} else if m.cfg.Similarity == Dot {
+		if sign > 0 {
+			m.raiseScale(lw)
+		} else {
+			// Every stored pattern had a log-weight ≤ logScale (raiseScale
+			// saw to that), so a larger one was never stored.
+			for i, v := range lw {
+				if v > m.logScale {
+					return fmt.Errorf("patterns: row %d is not stored in the memory (its weight exceeds every stored one)", i+1)
+				}
+			}
+		}
+	}
+	m.eng.update(m, patterns, lw, sign)
+	if err := checkT(m.cfg, m.t); err != nil {
+		copy(m.t, saved)
+		m.logScale = savedScale
+		m.eng.invalidate()
+		return fmt.Errorf("patterns: %w; the memory is unchanged", err)
+	}
+	m.count += int(sign) * k
+	if m.count == 0 {
+		m.clear() // removing everything restores the empty memory exactly
+	}
+	m.eng.invalidate()
+	return nil
+}
+
+// MaxDotLogWeight is the largest β‖ξ‖²/2 of a pattern that a DrDAM of the
+// dot-product energy stores: its weight exp(β‖ξ‖²/2) stays within float64
+// (e^700 ≈ 10³⁰⁴), and so does the ratio of any two weights.
+const MaxDotLogWeight = 700
+
+// checkT checks the stored form t of T as Load does: finite, but for the
+// −Inf of an empty entry of a positive basis (log 0).
+func checkT(c Config, t []float64) error {
+	for i, v := range t {
+		if math.IsNaN(v) || math.IsInf(v, 1) || (math.IsInf(v, -1) && !c.Basis.Positive()) {
+			return fmt.Errorf("T would hold %v at index %d", v, i)
+		}
+	}
+	return nil
+}
+
+// clear resets T to the empty memory.
+func (m *DrDAM) clear() {
+	fill := 0.0
+	if m.cfg.Basis.Positive() {
+		fill = math.Inf(-1)
+	}
+	for i := range m.t {
+		m.t[i] = fill
+	}
+	m.logScale = 0
+	m.eng.invalidate()
+}
+
+// raiseScale makes sure logScale ≥ max(lw), rescaling t, so that every
+// weight exp(lw − logScale) is at most 1.
+func (m *DrDAM) raiseScale(lw []float64) {
+	c := m.logScale
+	if m.count == 0 {
+		c = math.Inf(-1)
+	}
+	for _, v := range lw {
+		c = max(c, v)
+	}
+	if m.count == 0 {
+		clear(m.t)
+		m.logScale = c
+		return
+	}
+	if c > m.logScale {
+		s := math.Exp(m.logScale - c)
+		for i := range m.t {
+			m.t[i] *= s
+		}
+		m.logScale = c
+	}
+}
+
+// logAddExp returns log(exp(a) + exp(b)).
+func logAddExp(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	if a < b {
+		a, b = b, a
+	}
+	return a + math.Log1p(math.Exp(b-a))
+}
+
+// logSubExp returns log(exp(a) − exp(b)), or −Inf when b ≥ a (removing at
+// least what is there, which only rounding can cause).
+func logSubExp(a, b float64) float64 {
+	if math.IsInf(b, -1) {
+		return a
+	}
+	if b >= a {
+		return math.Inf(-1)
+	}
+	return a + math.Log1p(-math.Exp(b-a))
+}
+
+// Merge adds the memories of other, a DrDAM of the same configuration and
+// the same feature map: T ← T₁ + T₂.
+func (m *DrDAM) Merge(other Memory) error {
+	o, ok := other.(*DrDAM)
+	if !ok {
+		return fmt.Errorf("cannot merge an %v into a drdam", other.Config().Rep)
+	}
+	if !compatible(o.cfg, m.cfg) {
+		return fmt.Errorf("cannot merge memories of different configurations: %v and %v", m.cfg, o.cfg)
+	}
+	if m.cfg.Projection == features.External && o.fm != m.fm {
+		return fmt.Errorf("cannot merge memories built on different external projections")
+	}
+	switch {
+	case o.count == 0:
+	case m.cfg.Basis.Positive():
+		for i, v := range o.t {
+			m.t[i] = logAddExp(m.t[i], v)
+		}
+	case m.count == 0:
+		copy(m.t, o.t)
+		m.logScale = o.logScale
+	default:
+		c := max(m.logScale, o.logScale)
+		sm, so := math.Exp(m.logScale-c), math.Exp(o.logScale-c)
+		for i, v := range o.t {
+			m.t[i] = sm*m.t[i] + so*v
+		}
+		m.logScale = c
+	}
+	m.count += o.count
+	m.eng.invalidate()
+	return nil
+}
+
+// update adds (sign > 0) or subtracts Σ_μ exp(lw_μ)·φ(ξ^μ) to T, in
+// chunks of patterns; each group of blocks of projections writes its own
+// rows of t, in parallel.
+func (c *drCompute[T]) update(m *DrDAM, patterns, lw []float64, sign float64) {
+	d := m.cfg.D
+	k := len(patterns) / d
+	const chunk = 256
+	for c0 := 0; c0 < k; c0 += chunk {
+		c1 := min(c0+chunk, k)
+		c.updateChunk(m, patterns[c0*d:c1*d], lw[c0:c1], sign)
+	}
+}
+
+func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float64) {
+	cfg := m.cfg
+	l, y := kern.Lanes[T](), cfg.Y
+	xp := kern.NewPanels[T](len(lw), cfg.D)
+	xp.SetRows(0, patterns, math.Sqrt(cfg.Beta))
+	nl := xp.NP * l
+	positive := cfg.Basis.Positive()
+	// Per memory lane: its weight (trigonometric) or log-weight (positive);
+	// padding lanes get 0 and −Inf.
+	wl := make([]float64, nl)
+	kn := cfg.Basis.Norm(y)
+	for j := range wl {
+		switch {
+		case j >= len(lw) && positive:
+			wl[j] = math.Inf(-1)
+		case j >= len(lw):
+			wl[j] = 0
+		case positive:
+			wl[j] = lw[j]
+		default:
+			wl[j] = kn
+			if cfg.Similarity == Dot {
+				wl[j] *= math.Exp(lw[j] - m.logScale)
+			}
+		}
+	}
+	nb, _ := c.src.count()
+	two := cfg.Basis.Halves() == 2
+	task := par.Task{F: func(gi int) {
+		b0, b1 := kern.GroupBlocks(gi, nb)
+		var sc scratch[T]
+		h := make([]T, xp.NP*c.src.maxRows()*l)
+		sn, cs := make([]T, c.src.maxRows()*l), make([]T, c.src.maxRows()*l)
+		for blk := b0; blk < b1; blk++ {
+			lo, n := c.src.span(blk)
+			hb := h[:xp.NP*n*l]
+			c.src.forward(hb, xp, blk, &sc)
+			rows := max(0, min(n, y-lo))
+			if !positive {
+				acc := make([]float64, 2*n)
+				for qp := range xp.NP {
+					hq := hb[qp*n*l : (qp+1)*n*l]
+					if c.bias != nil {
+						for r := range n {
+							bv := c.bias[lo+r]
+							for j := range l {
+								hq[r*l+j] += bv
+							}
+						}
+					}
+					sinCos(sn[:n*l], cs[:n*l], hq)
+					wq := wl[qp*l : (qp+1)*l]
+					for r := range rows {
+						var sc, ss float64
+						for j, wv := range wq {
+							sc += wv * float64(cs[r*l+j])
+							ss += wv * float64(sn[r*l+j])
+						}
+						acc[r] += sc
+						acc[n+r] += ss
+					}
+				}
+				for r := range rows {
+					m.t[lo+r] += sign * acc[r]
+					if two {
+						m.t[y+lo+r] += sign * acc[n+r]
+					}
+				}
+				continue
+			}
+			halves := 1
+			if two {
+				halves = 2
+			}
+			for half := range halves {
+				neg := half == 1
+				for r := range rows {
+					mx := math.Inf(-1)
+					for qp := range xp.NP {
+						for j := range l {
+							v := float64(hb[qp*n*l+r*l+j])
+							if neg {
+								v = -v
+							}
+							mx = max(mx, v+wl[qp*l+j])
+						}
+					}
+					if math.IsInf(mx, -1) {
+						continue
+					}
+					var sum float64
+					for qp := range xp.NP {
+						for j := range l {
+							v := float64(hb[qp*n*l+r*l+j])
+							if neg {
+								v = -v
+							}
+							sum += math.Exp(v + wl[qp*l+j] - mx)
+						}
+					}
+					idx := half*y + lo + r
+					if sign > 0 {
+						m.t[idx] = logAddExp(m.t[idx], mx+math.Log(sum))
+					} else {
+						m.t[idx] = logSubExp(m.t[idx], mx+math.Log(sum))
+					}
+				}
+			}
+		}
+	}}
+	task.Run(kern.Groups(nb))
+}
