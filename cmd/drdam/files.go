@@ -84,7 +84,7 @@ func (b *byteSize) Set(s string) error {
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil || !(v >= 0) || v*mult > 1<<62 {
-		return fmt.Errorf("want a size such as 8GiB, 512MiB or 2e9 (bytes), found %q", s)
+		return fmt.Errorf("want a size such as 8GiB, 512MiB or 2e9 (bytes)")
 	}
 	*b = byteSize(v * mult)
 	return nil
@@ -101,9 +101,6 @@ func addBudget(fs *flags) *byteSize {
 // loadModel takes the model at path under the budget, with an error that
 // says which flags lower what it needs.
 func loadModel(path string, budget *byteSize) (dam.Memory, error) {
-	if path == "" {
-		return nil, usagef("--model: empty path")
-	}
 	m, err := dam.LoadBudget(path, int64(*budget))
 	return m, budgetHint(err)
 }

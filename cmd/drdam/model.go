@@ -243,9 +243,6 @@ file checked): nothing is built.`)
 // read–modify–write, saying on stderr when it has to wait for another
 // drdam.
 func lockModel(e *env, path string) (func(), error) {
-	if path == "" {
-		return nil, usagef("--model: empty path")
-	}
 	return atomicfile.Lock(path, func() {
 		fmt.Fprintf(e.stderr, "drdam: waiting for %s, which another drdam is updating\n", path)
 	})
