@@ -40,7 +40,7 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 	// factor exp(−β‖ξ‖²)/√(Y·mult) of φ.
 	lw := make([]float64, k)
 	if m.cfg.Similarity == Dot {
-		if err := checkDotWeights(patterns, m.cfg); err != nil {
+		if err := checkDotWeights(sq, beta); err != nil {
 			return err
 		}
 		for i := range lw {

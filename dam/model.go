@@ -72,23 +72,20 @@ func (c Config) CheckPatterns(x []float64) error {
 		return err
 	}
 	if c.Rep == RepDrDAM && c.Similarity == Dot {
-		return checkDotWeights(x, c)
+		sq := make([]float64, len(x)/c.D)
+		rowSqNorms(sq, x, c.D)
+		return checkDotWeights(sq, c.Beta)
 	}
 	return nil
 }
 
 // checkDotWeights refuses patterns whose dot weight β‖ξ‖²/2 exceeds
-// MaxDotLogWeight.
-func checkDotWeights(x []float64, c Config) error {
-	d := c.D
-	for r := 0; r < len(x); r += d {
-		var s float64
-		for _, v := range x[r : r+d] {
-			s += v * v
-		}
-		if lw := c.Beta * s / 2; lw > MaxDotLogWeight {
+// MaxDotLogWeight, given their squared norms sq.
+func checkDotWeights(sq []float64, beta float64) error {
+	for r, s := range sq {
+		if lw := beta * s / 2; lw > MaxDotLogWeight {
 			return fmt.Errorf("patterns: row %d: β‖ξ‖²/2 = %.4g exceeds %d: with the dot energy a DrDAM weighs each pattern by exp(β‖ξ‖²/2), and the error of its random-feature estimate is of that size, so this pattern would drown every pattern of smaller norm (and the energy of every query) in noise; scale the patterns down (to unit norm, for instance) or lower β",
-				r/d+1, lw, MaxDotLogWeight)
+				r+1, lw, MaxDotLogWeight)
 		}
 	}
 	return nil
