@@ -94,7 +94,7 @@ func (bd *binaryData) pairDiffs() []float64 {
 // near and far sets of one configuration: the bound of each query, with
 // E₀ its MrDAM energy, averaged over the set.
 func boundRows(key Key, c1 float64, refE []float64, k int) []Row {
-	rows := []Row{{D: key.D, K: key.K, Y: key.Y, Beta: key.Beta, Basis: key.Basis, Projection: key.Projection,
+	rows := []Row{{Seed: key.Seed, D: key.D, K: key.K, Y: key.Y, Beta: key.Beta, Basis: key.Basis, Projection: key.Projection,
 		Queries: Pairs, Metric: MetricC1, Mean: c1, Median: c1, Count: 1}}
 	for s, set := range QuerySets {
 		b := make([]float64, k)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/drdam/drdam/dam"
@@ -202,4 +203,38 @@ func (r Rates) evalCost(kind features.ProjectionKind, y, d, b, evals, gens int) 
 // with K memories of dimension D.
 func (r Rates) mrCost(k, d, b, evals int) float64 {
 	return (2*float64(k)*float64(d)*float64(b)*r.DenseNs + float64(k)*float64(b)*r.TrigNs) * float64(evals) * 1e-9
+}
+
+// WithSeed returns p with every task's keys and rows marked with the
+// replicate seed (Key.Seed, Row.Seed) and its label prefixed by it: the
+// plan of one replicate of a grid made with that seed.
+func (p *Plan) WithSeed(seed uint64) *Plan {
+	q := &Plan{Name: p.Name, Skipped: p.Skipped, Tasks: make([]Task, len(p.Tasks))}
+	for i, t := range p.Tasks {
+		keys := slices.Clone(t.Keys)
+		for j := range keys {
+			keys[j].Seed = seed
+		}
+		run := t.run
+		q.Tasks[i] = Task{Label: fmt.Sprintf("seed %d: %s", seed, t.Label), Keys: keys, Cost: t.Cost,
+			run: func(part func(float64)) ([]Row, error) {
+				rows, err := run(part)
+				for j := range rows {
+					rows[j].Seed = seed
+				}
+				return rows, err
+			}}
+	}
+	return q
+}
+
+// Concat returns one plan that runs the tasks of plans in order (e.g. the
+// replicates of a grid, one per seed), under name.
+func Concat(name string, plans ...*Plan) *Plan {
+	q := &Plan{Name: name}
+	for _, p := range plans {
+		q.Tasks = append(q.Tasks, p.Tasks...)
+		q.Skipped += p.Skipped
+	}
+	return q
 }

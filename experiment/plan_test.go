@@ -198,9 +198,11 @@ func TestReadRowsErrors(t *testing.T) {
 	for _, c := range []struct{ name, text, want string }{
 		{"empty.csv", "", "empty file"},
 		{"header.csv", "a,b\n", "header"},
-		{"number.csv", strings.Join(csvHeader, ",") + "\n30,500,1000,x,sincos,gaussian,at,energy,1,1,1,500\n", "number.csv:2: field beta"},
-		{"fields.csv", strings.Join(csvHeader, ",") + "\n30,500\n", "wrong number of fields"},
-		{"beta.csv", strings.Join(csvHeader, ",") + "\n30,500,1000,-1,sincos,gaussian,at,energy,1,1,1,500\n", "want a positive number"},
+		{"number.csv", strings.Join(csvHeader, ",") + "\n1,30,500,1000,x,sincos,gaussian,at,energy,1,1,1,500\n", "number.csv:2: field beta"},
+		{"fields.csv", strings.Join(csvHeader, ",") + "\n1,30,500\n", "wrong number of fields"},
+		{"seed.csv", strings.Join(csvHeader, ",") + "\n-1,30,500,1000,1,sincos,gaussian,at,energy,1,1,1,500\n", "seed.csv:2: field seed"},
+		{"old.csv", strings.Join(csvHeader[1:], ",") + "\n30,500,1000,1,sincos,gaussian,at,energy,1,1,1,500\n", "no seed column"},
+		{"beta.csv", strings.Join(csvHeader, ",") + "\n1,30,500,1000,-1,sincos,gaussian,at,energy,1,1,1,500\n", "want a positive number"},
 	} {
 		path := filepath.Join(dir, c.name)
 		if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {

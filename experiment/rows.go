@@ -57,6 +57,10 @@ const (
 // are the tidy table every experiment writes (one CSV row each) and every
 // figure and observation is drawn from.
 type Row struct {
+	// Seed is the seed of the replicate that measured the row: its
+	// patterns, queries and projections (see Plan.WithSeed). Rows of
+	// several seeds are independent replicates of one configuration.
+	Seed       uint64
 	D, K, Y    int
 	Beta       float64
 	Basis      string // feature basis: sincos, cos, exp or expexp
@@ -71,6 +75,7 @@ type Row struct {
 // Key identifies the configuration of a Row apart from its query set and
 // metric: the unit of work that is skipped when a run is resumed.
 type Key struct {
+	Seed       uint64
 	D, K, Y    int
 	Beta       float64
 	Basis      string
@@ -79,16 +84,16 @@ type Key struct {
 
 // Key returns the configuration of r.
 func (r Row) Key() Key {
-	return Key{D: r.D, K: r.K, Y: r.Y, Beta: r.Beta, Basis: r.Basis, Projection: r.Projection}
+	return Key{Seed: r.Seed, D: r.D, K: r.K, Y: r.Y, Beta: r.Beta, Basis: r.Basis, Projection: r.Projection}
 }
 
 // String describes the configuration, e.g. "D=100 K=500 Y=20000 β=10
-// sincos gaussian".
+// sincos gaussian seed=1".
 func (k Key) String() string {
-	return fmt.Sprintf("D=%d K=%d Y=%d β=%g %s %s", k.D, k.K, k.Y, k.Beta, k.Basis, k.Projection)
+	return fmt.Sprintf("D=%d K=%d Y=%d β=%g %s %s seed=%d", k.D, k.K, k.Y, k.Beta, k.Basis, k.Projection, k.Seed)
 }
 
-var csvHeader = []string{"D", "K", "Y", "beta", "basis", "projection", "queries", "metric", "mean", "se", "median", "count"}
+var csvHeader = []string{"seed", "D", "K", "Y", "beta", "basis", "projection", "queries", "metric", "mean", "se", "median", "count"}
 
 // WriteRows writes rows as CSV with a header to path, atomically: a
 // failed write leaves any previous file in place.
@@ -98,7 +103,7 @@ func WriteRows(path string, rows []Row) error {
 		cw.Write(csvHeader)
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 		for _, r := range rows {
-			cw.Write([]string{strconv.Itoa(r.D), strconv.Itoa(r.K), strconv.Itoa(r.Y), g(r.Beta), r.Basis, r.Projection,
+			cw.Write([]string{strconv.FormatUint(r.Seed, 10), strconv.Itoa(r.D), strconv.Itoa(r.K), strconv.Itoa(r.Y), g(r.Beta), r.Basis, r.Projection,
 				string(r.Queries), r.Metric, g(r.Mean), g(r.SE), g(r.Median), strconv.Itoa(r.Count)})
 		}
 		cw.Flush()
@@ -116,7 +121,7 @@ func ReadRows(path string) ([]Row, error) {
 	}
 	defer f.Close()
 	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = len(csvHeader)
+	cr.FieldsPerRecord = 0 // the header's: the header is checked first
 	head, err := cr.Read()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -125,6 +130,9 @@ func ReadRows(path string) ([]Row, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if !slices.Equal(head, csvHeader) {
+		if slices.Equal(head, csvHeader[1:]) {
+			return nil, fmt.Errorf("%s:1: header %q has no seed column: it was written by a drdam older than --seeds (start over with --fresh)", path, strings.Join(head, ","))
+		}
 		return nil, fmt.Errorf("%s:1: header %q, want %q", path, strings.Join(head, ","), strings.Join(csvHeader, ","))
 	}
 	var rows []Row
@@ -153,16 +161,21 @@ func ReadRows(path string) ([]Row, error) {
 			}
 			return v
 		}
-		r.D, r.K, r.Y = integer(0), integer(1), integer(2)
-		r.Beta = num(3)
-		r.Basis, r.Projection, r.Queries, r.Metric = rec[4], rec[5], QuerySet(rec[6]), rec[7]
-		r.Mean, r.SE, r.Median = num(8), num(9), num(10)
-		r.Count = integer(11)
+		seed, err := strconv.ParseUint(rec[0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: field seed: want a non-negative integer, found %q", path, line, rec[0])
+		}
+		r.Seed = seed
+		r.D, r.K, r.Y = integer(1), integer(2), integer(3)
+		r.Beta = num(4)
+		r.Basis, r.Projection, r.Queries, r.Metric = rec[5], rec[6], QuerySet(rec[7]), rec[8]
+		r.Mean, r.SE, r.Median = num(9), num(10), num(11)
+		r.Count = integer(12)
 		if perr != nil {
 			return nil, perr
 		}
 		if !(r.Beta > 0) || math.IsInf(r.Beta, 0) {
-			return nil, fmt.Errorf("%s:%d: field beta: want a positive number, found %q", path, line, rec[3])
+			return nil, fmt.Errorf("%s:%d: field beta: want a positive number, found %q", path, line, rec[4])
 		}
 		rows = append(rows, r)
 	}
@@ -193,7 +206,7 @@ func Find(rows []Row, k Key, q QuerySet, metric string) (Row, bool) {
 // of queries, one group per projection seed) at the given configuration.
 func summarize(k Key, q QuerySet, metric string, v []float64, ns int) Row {
 	mean, se := meanSE(v, ns)
-	return Row{D: k.D, K: k.K, Y: k.Y, Beta: k.Beta, Basis: k.Basis, Projection: k.Projection,
+	return Row{Seed: k.Seed, D: k.D, K: k.K, Y: k.Y, Beta: k.Beta, Basis: k.Basis, Projection: k.Projection,
 		Queries: q, Metric: metric, Mean: mean, SE: se, Median: metrics.Median(v), Count: len(v)}
 }
 

@@ -10,13 +10,9 @@ import (
 	"strings"
 )
 
-// Verdicts of a Finding.
-const (
-	Holds       = "holds"
-	HoldsInPart = "holds in part"
-	DoesNotHold = "does not hold"
-	NotMeasured = "not measured"
-)
+// HoldsInPart is the verdict of the old threshold rules, left until the
+// image experiments' judges follow StatRule.
+const HoldsInPart = "holds in part"
 
 // Finding is one of the paper's claims checked against measured rows: a
 // verdict and the numbers behind it.
