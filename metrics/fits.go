@@ -50,3 +50,18 @@ func LogSlope(xs, errs []float64) (float64, bool) {
 	}
 	return sxy / sxx, true
 }
+
+// EnvelopeInvSqrt returns b = max over the points of √Y·err, so that b/√Y
+// lies on or above every point: the envelope the paper's code draws as
+// its "bound" curves (max(√Y·err)/√Y), a curve fitted to the data, not a
+// bound derived from the theory. It returns false if no point is
+// positive and finite.
+func EnvelopeInvSqrt(ys, errs []float64) (float64, bool) {
+	b, ok := 0.0, false
+	for i := range ys {
+		if errs[i] > 0 && !math.IsInf(errs[i], 0) && ys[i] > 0 {
+			b, ok = max(b, math.Sqrt(ys[i])*errs[i]), true
+		}
+	}
+	return b, ok
+}

@@ -19,3 +19,22 @@ func TestFits(t *testing.T) {
 		t.Error("LogSlope with one positive point should fail")
 	}
 }
+
+func TestEnvelopeInvSqrt(t *testing.T) {
+	// err = 1/√Y except one point at twice that: the envelope is b = 2,
+	// reached at that point, above every other.
+	ys := []float64{100, 400, 1600}
+	errs := []float64{0.1, 0.1, 0.025}
+	b, ok := EnvelopeInvSqrt(ys, errs)
+	if !ok || math.Abs(b-2) > 1e-12 {
+		t.Errorf("EnvelopeInvSqrt = %v, %v; want 2", b, ok)
+	}
+	for i := range ys {
+		if b/math.Sqrt(ys[i]) < errs[i]*(1-1e-12) {
+			t.Errorf("envelope below point %d", i)
+		}
+	}
+	if _, ok := EnvelopeInvSqrt([]float64{1}, []float64{math.Inf(1)}); ok {
+		t.Error("no finite point: want false")
+	}
+}
