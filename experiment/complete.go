@@ -38,6 +38,11 @@ type Completion struct {
 	Box      bool
 	// SkipMrDAM leaves MrDAM out (Fig. 4B draws one MrDAM column per β).
 	SkipMrDAM bool
+	// Mr, if not nil, is MrDAM's descent from these queries with these
+	// options, from an earlier run: it is reused instead of descending
+	// again (MrDAM is deterministic; only DrDAM's projection changes with
+	// the seed), and its time is not counted.
+	Mr *dam.Result
 }
 
 // Fill is what the hidden coordinates of an occluded query start at.
@@ -130,6 +135,17 @@ type CompletionResult struct {
 	// is clamped, so it contributes 0), one per query, after clipping the
 	// fixed points to [0, 1/√D] as an image would be.
 	DrToOriginal, DrToMr, MrToOriginal []float64
+	// The same RMSEs over the occluded (free) coordinates alone, where
+	// the models differ: the headline of the image figures.
+	DrToOriginalFree, DrToMrFree, MrToOriginalFree []float64
+	// Own[q] is the stored pattern nearest (RMSE over the whole pattern)
+	// to query q's original: the pattern it should retrieve. DrMargin and
+	// MrMargin are each model's retrieval margin on the occluded part,
+	// log(RMSE to the nearest other stored pattern / RMSE to Own): above 0
+	// when the completion is nearer its own pattern than any other (NaN
+	// with a single stored pattern).
+	Own                []int
+	DrMargin, MrMargin []float64
 	// FinalDr and FinalMr are the last energies of each query's descent,
 	// each under its own model; TrueAtDr is MrDAM's (exact) energy at
 	// DrDAM's fixed point.
@@ -161,7 +177,13 @@ func Complete(c Completion) (*CompletionResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !c.SkipMrDAM {
+	switch {
+	case c.Mr != nil:
+		if len(c.Mr.X) != len(c.Queries) {
+			return nil, fmt.Errorf("complete: the reused MrDAM descent has %d values, want %d", len(c.Mr.X), len(c.Queries))
+		}
+		res.Mr = c.Mr
+	case !c.SkipMrDAM:
 		t0 := time.Now()
 		if res.Mr, err = dam.Recall(mr, res.Occluded, opt); err != nil {
 			return nil, fmt.Errorf("MrDAM descent: %w", err)
@@ -189,24 +211,62 @@ func Complete(c Completion) (*CompletionResult, error) {
 	if err := mr.EnergyGrad(res.TrueAtDr, nil, res.Dr.X); err != nil {
 		return nil, err
 	}
-	rmse := func(a, b []float64) float64 {
-		return metrics.RMSE255(metrics.ClipUnit(a, d), metrics.ClipUnit(b, d), d, nil)
+	rmse := func(a, b []float64, mask []bool) float64 {
+		return metrics.RMSE255(metrics.ClipUnit(a, d), metrics.ClipUnit(b, d), d, mask)
 	}
 	for q := range b {
 		x := c.Queries[q*d : (q+1)*d]
 		xd := res.Dr.X[q*d : (q+1)*d]
-		res.DrToOriginal = append(res.DrToOriginal, rmse(xd, x))
+		own := nearest(c.Stored, x, d, nil, -1)
+		res.Own = append(res.Own, own)
+		res.DrToOriginal = append(res.DrToOriginal, rmse(xd, x, nil))
+		res.DrToOriginalFree = append(res.DrToOriginalFree, rmse(xd, x, c.Visible))
+		res.DrMargin = append(res.DrMargin, margin(c.Stored, xd, d, c.Visible, own))
 		tr := res.Dr.Energy[q]
 		res.FinalDr = append(res.FinalDr, tr[len(tr)-1])
 		if res.Mr != nil {
 			xm := res.Mr.X[q*d : (q+1)*d]
-			res.DrToMr = append(res.DrToMr, rmse(xd, xm))
-			res.MrToOriginal = append(res.MrToOriginal, rmse(xm, x))
+			res.DrToMr = append(res.DrToMr, rmse(xd, xm, nil))
+			res.MrToOriginal = append(res.MrToOriginal, rmse(xm, x, nil))
+			res.DrToMrFree = append(res.DrToMrFree, rmse(xd, xm, c.Visible))
+			res.MrToOriginalFree = append(res.MrToOriginalFree, rmse(xm, x, c.Visible))
+			res.MrMargin = append(res.MrMargin, margin(c.Stored, xm, d, c.Visible, own))
 			tm := res.Mr.Energy[q]
 			res.FinalMr = append(res.FinalMr, tm[len(tm)-1])
 		}
 	}
 	return res, nil
+}
+
+// nearest returns the stored pattern (K×d) nearest to x in RMSE over the
+// coordinates where mask is false (all with a nil mask), leaving out
+// pattern skip (-1: none), with x clipped to [0, 1/√d] as an image; -1 if
+// there is none.
+func nearest(stored, x []float64, d int, mask []bool, skip int) int {
+	xc := metrics.ClipUnit(x, d)
+	best, bestK := math.Inf(1), -1
+	for k := range len(stored) / d {
+		if k == skip {
+			continue
+		}
+		if v := metrics.RMSE255(xc, stored[k*d:(k+1)*d], d, mask); v < best {
+			best, bestK = v, k
+		}
+	}
+	return bestK
+}
+
+// margin returns log(RMSE to the nearest stored pattern other than own /
+// RMSE to own) of the completion x over the occluded coordinates (where
+// visible is false): above 0 when x retrieves own. It is NaN with one
+// stored pattern, +Inf when x equals own there.
+func margin(stored, x []float64, d int, visible []bool, own int) float64 {
+	other := nearest(stored, x, d, visible, own)
+	if other < 0 {
+		return math.NaN()
+	}
+	xc := metrics.ClipUnit(x, d)
+	return math.Log(metrics.RMSE255(xc, stored[other*d:(other+1)*d], d, visible) / metrics.RMSE255(xc, stored[own*d:(own+1)*d], d, visible))
 }
 
 // Stalled returns the queries (counted from 0) whose DrDAM descent stalled

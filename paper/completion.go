@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/experiment"
@@ -55,7 +54,16 @@ type ImageSpec struct {
 	Step          float64
 	Steps         int
 	Tol           float64 // stop a query when its energy changes by less (0: every step)
-	Box           bool    // clip free pixels to [0, 1/√D] after each step
+	// Box clips free pixels to [0, 1/√D] after each step: drdam's
+	// improvement; the paper descends plainly (Box false).
+	Box bool
+	// CompareBox also runs every seed with Box toggled, reported beside
+	// (fig1: the box against the paper's plain descent).
+	CompareBox bool
+	// Seeds is the number of replicates: DrDAM's projection seeds are
+	// experiment.ReplicateSeed(Seed, i) for i < Seeds (0: one). MrDAM is
+	// deterministic and descends once.
+	Seeds int
 	// Fill is what the hidden pixels start at: zero (the paper; "" too),
 	// mean (the mean of the query's visible pixels, per channel) or
 	// stored-mean (the mean stored image); see experiment.Fill.
@@ -65,11 +73,11 @@ type ImageSpec struct {
 // DefaultImageSpec returns the settings every image command shares: the
 // paper's Fig. 1 (64×64 photos, bottom two thirds occluded, β = 60, Y =
 // 1.8·10⁵ SinCos features, 300 steps of 0.1), with structured projections
-// in float32 (the fastest, with the errors of iid ones: docs/projections)
-// and the box on.
+// in float32 (the fastest, with the errors of iid ones: docs/projections),
+// the paper's plain descent (no box) and 3 seeds.
 func DefaultImageSpec() ImageSpec {
 	return ImageSpec{Size: "64x64", Occlude: "bottom:0.67", Beta: 60, Y: 180000, Basis: "sincos", Projection: "structured",
-		Precision: "float32", Step: 0.1, Steps: 300, Box: true, Fill: "zero"}
+		Precision: "float32", Step: 0.1, Steps: 300, Fill: "zero", Seeds: 3}
 }
 
 // Completion is a loaded image completion, ready to run.
@@ -78,7 +86,11 @@ type Completion struct {
 	Images  []*imageio.Image // the stored images
 	Queries int              // the first Queries are completed
 	Occlude string
-	Run     experiment.Completion
+	// Seeds are DrDAM's projection seeds, one per replicate; CompareBox
+	// also runs each with Run.Box toggled.
+	Seeds      []uint64
+	CompareBox bool
+	Run        experiment.Completion
 }
 
 // Load checks s and loads its images.
@@ -98,6 +110,7 @@ func (s ImageSpec) Load() (*Completion, error) {
 		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "--step %v: want a number > 0", s.Step},
 		check{s.Steps < 1, "--steps %d: want at least 1", s.Steps},
 		check{!(s.Tol >= 0), "--tol %v: want a number ≥ 0", s.Tol},
+		check{s.Seeds < 0, "--seeds %d: want ≥ 0", s.Seeds},
 	); err != nil {
 		return nil, err
 	}
@@ -133,7 +146,11 @@ func (s ImageSpec) Load() (*Completion, error) {
 	if s.Queries > 0 {
 		nq = min(nq, s.Queries)
 	}
-	return &Completion{H: h, W: w, Images: ims, Queries: nq, Occlude: s.Occlude, Run: experiment.Completion{
+	seeds := make([]uint64, max(1, s.Seeds))
+	for i := range seeds {
+		seeds[i] = experiment.ReplicateSeed(s.Seed, i)
+	}
+	return &Completion{H: h, W: w, Images: ims, Queries: nq, Occlude: s.Occlude, Seeds: seeds, CompareBox: s.CompareBox, Run: experiment.Completion{
 		D: d, Stored: x, Queries: x[:nq*d], Visible: vis, Fill: fill, Channels: imageio.Channels, DrDAM: cfg, Beta: s.Beta,
 		Step: s.Step, MaxSteps: s.Steps, Tol: s.Tol, Box: s.Box,
 	}}, nil
@@ -197,28 +214,78 @@ func (s ImageSpec) loadImages(h, w int) ([]*imageio.Image, error) {
 	return ims, nil
 }
 
-// RunCompletion runs a completion (saying what it does on log) and writes
-// into dir: grid.png (per image: occluded query | DrDAM | MrDAM |
-// original), energy.png and .svg (the energy traces, Fig. 1B) and
-// rmse.csv; title heads the grid.
-func RunCompletion(c *Completion, dir, title string, log io.Writer) (*experiment.CompletionResult, error) {
+// RunCompletion runs a completion over its seeds (saying what it does on
+// log), with Run.Box and, when CompareBox is set, with it toggled too,
+// and writes into dir: grid.png (per image: occluded query | DrDAM | MrDAM
+// | original, the first seed of the first run), energy.png and .svg (its
+// energy traces, Fig. 1B) and rmse.csv (every seed, image and run); with
+// CompareBox, grid-box.png or grid-plain.png for the other run. title
+// heads the grid. The first Runs is that of Run.Box.
+func RunCompletion(c *Completion, dir, title string, log io.Writer) ([]*Runs, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
 	r, dr := &c.Run, c.Run.DrDAM
-	fmt.Fprintf(log, "completing %d of %d stored %dx%d images (D = %d, β = %g, Y = %d %v %v, %d steps)…\n",
-		c.Queries, len(c.Images), c.H, c.W, r.D, r.Beta, dr.Y, dr.Basis, dr.Projection, r.MaxSteps)
-	res, err := experiment.Complete(c.Run)
-	if err != nil {
+	boxes := []bool{r.Box}
+	if c.CompareBox {
+		boxes = append(boxes, !r.Box)
+	}
+	var all []*Runs
+	for bi, box := range boxes {
+		fmt.Fprintf(log, "completing %d of %d stored %dx%d images (D = %d, β = %g, Y = %d %v %v, %d steps, %s, %d seeds)…\n",
+			c.Queries, len(c.Images), c.H, c.W, r.D, r.Beta, dr.Y, dr.Basis, dr.Projection, r.MaxSteps, descentName(box), len(c.Seeds))
+		runs, err := c.RunSeeds(box)
+		if err != nil {
+			return nil, err
+		}
+		if w := c.StallWarning(runs.Res[0]); w != "" {
+			fmt.Fprintln(log, w)
+		}
+		name := "grid.png"
+		if bi > 0 {
+			name = "grid-" + map[bool]string{true: "box", false: "plain"}[box] + ".png"
+		}
+		if err := c.writeGrid(runs, filepath.Join(dir, name), title); err != nil {
+			return nil, err
+		}
+		all = append(all, runs)
+	}
+	if err := c.energyFigure(all[0].Res[0]).SaveAll(filepath.Join(dir, "energy")); err != nil {
 		return nil, err
 	}
-	if w := c.StallWarning(res); w != "" {
-		fmt.Fprintln(log, w)
-	}
-	if err := c.write(res, dir, title); err != nil {
+	if err := c.writeCSV(filepath.Join(dir, "rmse.csv"), all); err != nil {
 		return nil, err
 	}
-	return res, nil
+	return all, nil
+}
+
+// descentName names the descent: the paper's plain one, or drdam's with
+// the box.
+func descentName(box bool) string {
+	if box {
+		return "box [0, 1/√D], drdam's"
+	}
+	return "plain descent, the paper's"
+}
+
+// RunSeeds completes the queries of c once per seed of c.Seeds with the
+// box on or off; MrDAM, deterministic, descends once and is shared.
+func (c *Completion) RunSeeds(box bool) (*Runs, error) {
+	runs := &Runs{Box: box, Seeds: c.Seeds}
+	var mr *dam.Result
+	for _, s := range c.Seeds {
+		run := c.Run
+		run.Box = box
+		run.DrDAM.Seed = s
+		run.Mr = mr
+		res, err := experiment.Complete(run)
+		if err != nil {
+			return nil, fmt.Errorf("seed %d: %w", s, err)
+		}
+		mr = res.Mr
+		runs.Res = append(runs.Res, res)
+	}
+	return runs, nil
 }
 
 // StallWarning returns "" if no DrDAM query of res stalled at the clip
@@ -247,14 +314,14 @@ func (c *Completion) image(x []float64) image.Image {
 	return im.RGBA()
 }
 
-func (c *Completion) write(res *experiment.CompletionResult, dir, title string) error {
-	d, r := c.Run.D, &c.Run
-	g := &plots.ImageGrid{Title: fmt.Sprintf("%s: β = %g, Y = %d (%v, %v), occlusion %s", title, r.Beta, r.DrDAM.Y,
-		r.DrDAM.Basis, r.DrDAM.Projection, c.Occlude),
+// writeGrid draws the completions of the first seed of runs into path.
+func (c *Completion) writeGrid(runs *Runs, path, title string) error {
+	d, r, res := c.Run.D, &c.Run, runs.Res[0]
+	g := &plots.ImageGrid{Title: fmt.Sprintf("%s: β = %g, Y = %d (%v, %v), occlusion %s, %s, seed %d", title, r.Beta, r.DrDAM.Y,
+		r.DrDAM.Basis, r.DrDAM.Projection, c.Occlude, descentName(runs.Box), runs.Seeds[0]),
 		ColTitles: []string{"occluded query", "DrDAM", "MrDAM", "original"}}
 	for q := range c.Queries {
-		name := c.Images[q].Name
-		label := fmt.Sprintf("%s\nDrDAM–MrDAM %.1f\nDrDAM–orig. %.1f", name, res.DrToMr[q], res.DrToOriginal[q])
+		label := fmt.Sprintf("%s\nDrDAM–MrDAM %.1f\nDrDAM–orig. %.1f\n(occluded part)", c.Images[q].Name, res.DrToMrFree[q], res.DrToOriginalFree[q])
 		if res.Dr.Outcome[q] == dam.Stalled {
 			label += "\nDrDAM stalled"
 		}
@@ -264,20 +331,29 @@ func (c *Completion) write(res *experiment.CompletionResult, dir, title string) 
 			c.image(res.Mr.X[q*d : (q+1)*d]), c.Images[q].RGBA(),
 		})
 	}
-	if err := g.Save(filepath.Join(dir, "grid.png")); err != nil {
-		return err
-	}
-	if err := c.energyFigure(res).SaveAll(filepath.Join(dir, "energy")); err != nil {
-		return err
-	}
-	return atomicfile.Write(filepath.Join(dir, "rmse.csv"), func(w io.Writer) error {
+	return g.Save(path)
+}
+
+// writeCSV writes rmse.csv: one row per run, seed and image, with the
+// RMSEs (0–255 units) over the occluded part and over the whole image,
+// the retrieval margins, the final energies, steps and outcomes.
+func (c *Completion) writeCSV(path string, all []*Runs) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"image", "rmse_drdam_original", "rmse_drdam_mrdam", "rmse_mrdam_original", "energy_drdam_final", "energy_mrdam_final", "mrdam_energy_at_drdam", "steps_drdam", "steps_mrdam", "outcome_drdam", "outcome_mrdam"})
+		cw.Write([]string{"box", "seed", "image", "rmse_drdam_mrdam_occluded", "rmse_drdam_original_occluded", "rmse_mrdam_original_occluded",
+			"rmse_drdam_mrdam", "rmse_drdam_original", "rmse_mrdam_original", "margin_drdam", "margin_mrdam",
+			"energy_drdam_final", "energy_mrdam_final", "mrdam_energy_at_drdam", "energy_mrdam_start", "steps_drdam", "steps_mrdam", "outcome_drdam", "outcome_mrdam"})
 		g := func(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
-		for q := range c.Queries {
-			cw.Write([]string{c.Images[q].Name, g(res.DrToOriginal[q]), g(res.DrToMr[q]), g(res.MrToOriginal[q]),
-				g(res.FinalDr[q]), g(res.FinalMr[q]), g(res.TrueAtDr[q]), strconv.Itoa(res.Dr.Steps[q]), strconv.Itoa(res.Mr.Steps[q]),
-				res.Dr.Outcome[q].String(), res.Mr.Outcome[q].String()})
+		for _, runs := range all {
+			for i, res := range runs.Res {
+				for q := range c.Queries {
+					cw.Write([]string{strconv.FormatBool(runs.Box), strconv.FormatUint(runs.Seeds[i], 10), c.Images[q].Name,
+						g(res.DrToMrFree[q]), g(res.DrToOriginalFree[q]), g(res.MrToOriginalFree[q]),
+						g(res.DrToMr[q]), g(res.DrToOriginal[q]), g(res.MrToOriginal[q]), g(res.DrMargin[q]), g(res.MrMargin[q]),
+						g(res.FinalDr[q]), g(res.FinalMr[q]), g(res.TrueAtDr[q]), g(res.Mr.Energy[q][0]), strconv.Itoa(res.Dr.Steps[q]), strconv.Itoa(res.Mr.Steps[q]),
+						res.Dr.Outcome[q].String(), res.Mr.Outcome[q].String()})
+				}
+			}
 		}
 		cw.Flush()
 		return cw.Error()
@@ -318,22 +394,4 @@ func (c *Completion) energyFigure(res *experiment.CompletionResult) *plots.Figur
 	return &plots.Figure{Title: fmt.Sprintf("Energy descent of the occluded queries (β = %g, Y = %d)", c.Run.Beta, c.Run.DrDAM.Y),
 		Rows: 1, Cols: 3, ShareY: true, ShareX: true,
 		Panels: []plots.Panel{mk("MrDAM", true, false), mk("DrDAM", false, true), mk("both", true, true)}}
-}
-
-// Table formats the RMSEs, final energies, sizes and times of a
-// completion written into dir, as drdam complete prints them.
-func (c *Completion) Table(res *experiment.CompletionResult, dir string) string {
-	var w strings.Builder
-	fmt.Fprintf(&w, "%-24s %12s %12s %12s %12s %12s %10s\n", "image", "DrDAM–orig.", "DrDAM–MrDAM", "MrDAM–orig.", "E DrDAM", "E MrDAM", "DrDAM end")
-	for q := range c.Queries {
-		fmt.Fprintf(&w, "%-24s %12.2f %12.2f %12.2f %12.5g %12.5g %10v\n", c.Images[q].Name, res.DrToOriginal[q], res.DrToMr[q], res.MrToOriginal[q], res.FinalDr[q], res.FinalMr[q], res.Dr.Outcome[q])
-	}
-	conv, atMax, stalled := res.Dr.Count()
-	fmt.Fprintf(&w, "DrDAM: %d of %d queries stalled at the clip floor (%d converged, %d ran every step); hidden pixels started from --fill %v.\n",
-		stalled, c.Queries, conv, atMax, c.Run.Fill)
-	fmt.Fprintf(&w, "RMSE in 0–255 pixel units over the whole image. T has %d values, the memory matrix %d (%.0f%%). "+
-		"DrDAM: encode %v, descent %v; MrDAM descent %v.\n", res.TSize, res.MemorySize, 100*float64(res.TSize)/float64(res.MemorySize),
-		res.EncodeTime.Round(time.Millisecond), res.DrTime.Round(time.Millisecond), res.MrTime.Round(time.Millisecond))
-	fmt.Fprintf(&w, "wrote %s, %s and %s\n", filepath.Join(dir, "grid.png"), filepath.Join(dir, "energy.png"), filepath.Join(dir, "rmse.csv"))
-	return w.String()
 }

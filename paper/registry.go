@@ -27,6 +27,11 @@ const (
 	// KindComparison experiments compare projection kinds on the set-up of
 	// §4.1 (a ComparisonSpec, RunComparison): points.csv, table.md.
 	KindComparison
+	// KindCompression experiments complete occluded images with DrDAMs
+	// whose T ranges over sizes relative to the memory matrix (an
+	// ImageSpec and a CompressionSpec, RunCompression): curve.png and
+	// .svg, table.md, rmse.csv, findings.md.
+	KindCompression
 )
 
 // Experiment is one entry of the registry: one of the paper's experiments
@@ -59,13 +64,15 @@ type Experiment struct {
 	// Completion and Sweep experiments. Images are the defaults of their
 	// ImageSpec; Photos names the shared photos (a folder, or a CIFAR-10
 	// batch ending in .bin) they read by default (see ImageDefaults);
-	// Judge checks the paper's claims on a completion (Completion
-	// experiments).
+	// Judge checks the paper's claims on a completion's runs over its
+	// seeds, the default descent first (Completion experiments).
 	Images ImageSpec
 	Photos string
-	Judge  func(c *Completion, r *experiment.CompletionResult) []Finding
+	Judge  func(c *Completion, runs []*Runs) []Finding
 	// Sweep experiments: the defaults of the grid of β × Y.
 	Sweep SweepSpec
+	// Compression experiments: the sizes of T.
+	Compression CompressionSpec
 	// Comparison experiments: the defaults of the grid.
 	Comparison ComparisonSpec
 }
@@ -74,7 +81,7 @@ type Experiment struct {
 // them. Adding an experiment is a file that defines it and a line here.
 var registry = []*Experiment{
 	energyError, errorVsK, basisAblation, retrievalError,
-	fig1, fig2, fig4b,
+	fig1, fig2, compression, fig4b,
 	projections,
 }
 

@@ -38,7 +38,8 @@ func addImageFlags(fs *flags, d paper.ImageSpec) *imageFlags {
 	fs.NumberVar(&s.Tol, "tol", d.Tol, nonNegative, "≥ 0", "stop a query when its energy changes by less than this (0: run every step)")
 	fs.StringVar(&s.Fill, "fill", d.Fill, "what the occluded pixels start at: zero (black, the paper's), mean (the mean of the query's visible pixels, per colour channel) or stored-mean (the mean stored image, which a DrDAM alone would not know); "+
 		"zero at a high β can leave a DrDAM query under its clip floor, where it stalls (see drdam complete --help)")
-	fs.BoolVar(&s.Box, "box", d.Box, "clip free pixels to the image range [0, 1/√D] after each step (without it, DrDAM's noisy gradient can carry a far query out of range for good)")
+	fs.BoolVar(&s.Box, "box", d.Box, "clip free pixels to the image range [0, 1/√D] after each step: drdam's improvement (without it, DrDAM's noisy gradient can carry a far query out of range for good); --box=false is the paper's plain gradient descent")
+	fs.CountVar(&s.Seeds, "seeds", d.Seeds, 1, maxCount, "number of replicates: DrDAM's projection seeds are --seed + 100·i for i < N (MrDAM, deterministic, descends once); tables show the mean over seeds with its 95% interval, the CSV every seed")
 	if d.FallbackCIFAR != "" {
 		fs.Lookup("cifar").Usage += " (default: " + d.FallbackCIFAR + " when no --images or --tiny-imagenet is given)"
 	}
@@ -63,7 +64,16 @@ with the visible pixels clamped, and writes to --out:
                original and to MrDAM's fixed point, of MrDAM to the
                original, and the final energies
 Images are scaled to cover --size and centre-cropped; a pattern is the
-H×W×3 pixels, each v/255/√D, so that it lies in [0, 1/√D]^D.
+H×W×3 pixels, each v/255/√D, so that it lies in [0, 1/√D]^D. RMSEs are
+given on the occluded pixels (where the models differ) and over the whole
+image; with --seeds N, as the mean over N projection seeds with its 95%
+interval (rmse.csv has every seed).
+
+The descent clips the free pixels to [0, 1/√D] after every step (--box,
+on here by default): drdam's improvement. The paper descends plainly
+(--box=false, the default of drdam experiment fig1), which can carry a
+DrDAM query whose start is far from every stored image out of range for
+good (one of fig1's photos ends as noise, ~86 gray levels from MrDAM).
 
 The occluded pixels start black (--fill zero, the paper's). For a bright
 image at a high β that start can be so far from every stored image that
@@ -77,7 +87,7 @@ has the measurements).
 Example:
   drdam complete --images ~/Pictures/holiday --n 8 --occlude bottom:0.5`)
 	def := paper.DefaultImageSpec()
-	def.Queries = 8
+	def.Queries, def.Box, def.Seeds = 8, true, 1
 	if p := paper.Photos("tiny64"); p != "" {
 		def.Images = []string{p}
 	}
@@ -102,7 +112,7 @@ Example:
 // and runs it.
 func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Result, error) {
 	help := strings.TrimSpace(x.Help)
-	if x.Kind == paper.KindCompletion {
+	if x.Kind == paper.KindCompletion || x.Kind == paper.KindCompression {
 		help += "\n\nBy default it uses the photos in " + paper.SharedPhotos + "/" + x.Photos + " when they are\npresent; --images names others."
 	}
 	if x.Kind == paper.KindSweep {
@@ -110,8 +120,12 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 	}
 	fs := newFlags("experiment "+x.Name, "", help)
 	f := addImageFlags(fs, x.ImageDefaults())
-	var betas, ys *string
+	var betas, ys, ratios *string
 	var query *int
+	if x.Kind == paper.KindCompression {
+		ratios = fs.String("ratios", joinList(x.Compression.Ratios), "comma-separated sizes of T as fractions of the memory matrix K·D (Y = ratio·K·D/2 with sincos)")
+		fs.Lookup("y").Usage = "not used: " + x.Name + " sets Y from --ratios"
+	}
 	if x.Kind == paper.KindSweep {
 		betas = fs.String("betas", joinList(x.Sweep.Betas), "comma-separated inverse temperatures β (rows)")
 		ys = fs.String("ys", joinList(x.Sweep.Ys), "comma-separated numbers of random projections Y (columns)")
@@ -126,6 +140,16 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 		return nil, err
 	}
 	var sw paper.SweepSpec
+	var cs paper.CompressionSpec
+	if x.Kind == paper.KindCompression {
+		if flagsSet(fs)["y"] {
+			return nil, usagef("--y: %s sets Y from --ratios", x.Name)
+		}
+		var err error
+		if cs.Ratios, err = parsePositives("--ratios", *ratios); err != nil {
+			return nil, err
+		}
+	}
 	if x.Kind == paper.KindSweep {
 		var err error
 		if sw, err = sweepFlags(fs, f, *betas, *ys); err != nil {
@@ -138,11 +162,16 @@ func runImageExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resu
 		return nil, err
 	}
 	var r *paper.Result
-	if x.Kind == paper.KindSweep {
+	switch x.Kind {
+	case paper.KindSweep:
 		pr := newProgress(e)
 		r, err = paper.RunSweep(x, c, sw, *out, func(done, total int, label string) { pr.update(label, done, total) })
 		pr.done()
-	} else {
+	case paper.KindCompression:
+		pr := newProgress(e)
+		r, err = paper.RunCompression(x, c, cs, *out, func(done, total int, label string) { pr.update(label, done, total) })
+		pr.done()
+	default:
 		r, err = paper.RunImageExperiment(x, c, *out, e.stderr)
 	}
 	if err != nil {

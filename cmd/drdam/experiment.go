@@ -37,7 +37,7 @@ func runExperiment(e *env, args []string) error {
 	switch x.Kind {
 	case paper.KindGrid:
 		_, err = runGridExperiment(e, x, args[1:])
-	case paper.KindCompletion, paper.KindSweep:
+	case paper.KindCompletion, paper.KindSweep, paper.KindCompression:
 		_, err = runImageExperiment(e, x, args[1:])
 	case paper.KindComparison:
 		err = runComparison(e, x, args[1:])

@@ -104,5 +104,9 @@ func reproduceOne(e *env, x *paper.Experiment, scale, dir string, fresh bool) (*
 		s.Version = versionString()
 		return runGrid(e, x, s, dir, fresh, false)
 	}
-	return runImageExperiment(e, x, []string{"--out", dir})
+	args := []string{"--out", dir}
+	if scale == "paper" {
+		args = append(args, "--seeds", "5")
+	}
+	return runImageExperiment(e, x, args)
 }
