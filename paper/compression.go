@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,6 +23,7 @@ import (
 // occluded photos as T shrinks from 4× to ¼ of the memory matrix.
 var compression = &Experiment{
 	Name:    "compression",
+	Figure:  "Fig. 2 over the size of T (drdam's)",
 	Kind:    KindCompression,
 	Summary: "drdam's: retrieval of 12 occluded 64×64 photos against the size of T, 25% to 400% of the memory matrix",
 	Help: `
@@ -221,11 +223,11 @@ func (c *Completion) compressionFigure(cs CompressionSpec, cells [][]compression
 		rmse.Series, rmse.Bands = append(rmse.Series, s), append(rmse.Bands, b)
 	}
 	ret := plots.Panel{Title: "photos retrieved", XLabel: "size of T, % of the memory matrix K·D", YLabel: "fraction retrieved", LogX: true,
-		HLines: []plots.HLine{{Label: "all", Y: 1}}}
+		HLines: []plots.HLine{{Label: "every photo", Y: 1}}}
 	s, b := curve("DrDAM", 2, retrievedShare)
 	ret.Series, ret.Bands = []plots.Series{s}, []plots.Band{b}
-	return &plots.Figure{Title: fmt.Sprintf("Compression: %d photos of %dx%d, %s occluded, β = %g; mean over %d seeds, 95%% interval shaded",
-		len(c.Images), c.H, c.W, c.Occlude, c.Run.Beta, len(c.Seeds)), Rows: 1, Cols: 2, Panels: []plots.Panel{rmse, ret}}
+	return &plots.Figure{Title: fmt.Sprintf("Retrieval against the size of T: %d photos, β = %g, %d seeds (95%% interval)",
+		len(c.Images), c.Run.Beta, len(c.Seeds)), Rows: 1, Cols: 2, Panels: []plots.Panel{rmse, ret}}
 }
 
 // finiteOr returns v, or alt where v is not finite.
@@ -333,7 +335,7 @@ func thresholdLine(what string, ratios []float64, verdicts []string) string {
 		}
 	}
 	if math.IsInf(best, 1) {
-		return fmt.Sprintf("**%s** does not hold at the largest ratio of the grid: DrDAM does not work for these images at any size measured", what)
+		return fmt.Sprintf("**%s** does not hold at the largest ratio of the grid (%.0f%% of the memory matrix)", what, 100*slices.Max(ratios))
 	}
-	return fmt.Sprintf("**%s** holds from T at %.0f%% of the memory matrix up (every larger ratio of the grid holds); below it DrDAM stops working for these images by this rule", what, 100*best)
+	return fmt.Sprintf("**%s** holds from T at %.0f%% of the memory matrix up (at every larger ratio of the grid); below it, it does not hold by this rule", what, 100*best)
 }

@@ -175,7 +175,7 @@ func judgeCompression(c *Completion, all []*Runs) []Finding {
 		fmt.Sprintf("T: %d values; memory matrix: %d × %d = %d; T is %.0f%% of it (the paper states ~80%%, counting Y = 2·10⁵ against 20 × 12288)", res.TSize, len(c.Images), c.Run.D, res.MemorySize, ratio),
 		"**Deviation (the paper's compression):** the paper's own code for Fig. 2 stores Y = 2·10⁵ SinCos projections, i.e. 2Y = 4·10⁵ values in T, 163% of its 20 × 12288 memory matrix: "+
 			"its Fig. 2 did not compress. Here Y is chosen so that T really is ~80% of K·D; `drdam experiment compression` measures retrieval from 25% to 400%, 163% included",
-		fmt.Sprintf("**Deviation (counts):** %d photos stored, where the paper stores 20 (only twelve photos are shared here); the paper's %d steps", len(c.Images), c.Run.MaxSteps),
+		fmt.Sprintf("**Deviation (counts):** %d photos stored, where the paper stores 20 (only twelve photos are shared here); %d steps (the paper: 1000)", len(c.Images), c.Run.MaxSteps),
 		photosNote)
 	if len(all) > 1 {
 		box := retrievalFinding(c, all[1], "", "")

@@ -197,7 +197,7 @@ func TestCompressionRule(t *testing.T) {
 			t.Errorf("%s: threshold line %q lacks %q", want, f.Details[0], from)
 		}
 	}
-	if l := thresholdLine("x", []float64{1, 2}, []string{Holds, DoesNotHold}); !strings.Contains(l, "does not hold at the largest ratio") {
+	if l := thresholdLine("x", []float64{1, 2}, []string{Holds, DoesNotHold}); !strings.Contains(l, "does not hold at the largest ratio of the grid (200%") {
 		t.Errorf("thresholdLine = %q", l)
 	}
 }

@@ -32,7 +32,7 @@ func TestRegistry(t *testing.T) {
 		switch x.Kind {
 		case KindGrid:
 			checkGrid(t, x)
-		case KindCompletion, KindSweep:
+		case KindCompletion, KindSweep, KindCompression:
 			s := x.Images
 			h, w, err := imageio.ParseSize(s.Size)
 			if err == nil {
@@ -41,7 +41,8 @@ func TestRegistry(t *testing.T) {
 			if _, derr := s.drdam(); err != nil || derr != nil || x.Photos == "" {
 				t.Errorf("%s: defaults %+v: %v, %v", x.Name, s, err, derr)
 			}
-			if x.Kind == KindCompletion && x.Judge == nil || x.Kind == KindSweep && len(x.Sweep.Betas)*len(x.Sweep.Ys) == 0 {
+			if x.Kind == KindCompletion && x.Judge == nil || x.Kind == KindSweep && len(x.Sweep.Betas)*len(x.Sweep.Ys) == 0 ||
+				x.Kind == KindCompression && len(x.Compression.Ratios) == 0 {
 				t.Errorf("%s: nothing to judge or sweep", x.Name)
 			}
 		case KindComparison:

@@ -83,6 +83,9 @@ func (c *Completion) Table(all []*Runs, dir string) string {
 		}
 	}
 	res := all[0].Res[0]
+	conv, atMax, stalled := res.Dr.Count()
+	fmt.Fprintf(&w, "DrDAM: %d of %d queries stalled at the clip floor (%d converged, %d ran every step; first seed, %s).\n",
+		stalled, c.Queries, conv, atMax, descentName(all[0].Box))
 	fmt.Fprintf(&w, "\"retrieved\": seeds whose completion is nearer its own photo than any other stored one on the occluded part; \"stalled\": seeds whose DrDAM query stalled at the clip floor; hidden pixels started from --fill %v.\n", c.Run.Fill)
 	fmt.Fprintf(&w, "T has %d values, the memory matrix %d (%.0f%%). First seed: DrDAM encode %v, descent %v; MrDAM descent %v.\n",
 		res.TSize, res.MemorySize, 100*float64(res.TSize)/float64(res.MemorySize),

@@ -31,13 +31,13 @@ func TestSweepSingleValues(t *testing.T) {
 	dir := t.TempDir()
 	batch := cifarBatch(t, dir, 3)
 	out := filepath.Join(dir, "out")
-	mustRun(t, "experiment", "fig4b", "--cifar", batch, "--beta", "55", "--y", "1e3", "--steps", "20", "--out", out)
+	mustRun(t, "experiment", "fig4b", "--cifar", batch, "--beta", "55", "--y", "1e3", "--steps", "20", "--seeds", "1", "--out", out)
 	b, err := os.ReadFile(filepath.Join(out, "rmse.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[1], "55 ") || len(strings.Fields(lines[1])) != 2 || !strings.Contains(lines[0], "1000") {
+	if len(lines) < 4 || !strings.HasPrefix(lines[1], "55 ") || len(strings.Fields(lines[1])) != 2 || !strings.Contains(lines[0], "1000") {
 		t.Errorf("--beta 55 --y 1e3: rmse.txt is not a 1×1 grid at β = 55, Y = 1000:\n%s", b)
 	}
 	for _, c := range []struct {
