@@ -18,7 +18,8 @@ func runReproduce(e *env, args []string) error {
 	fs := newFlags("reproduce", "", `
 Runs every quantitative experiment of the paper (energy-error, error-vs-k,
 basis-ablation, retrieval-error) at one scale, each into OUT/NAME, then the
-image experiments (fig1, fig2, fig4b) when the shared photos are present,
+image experiments (fig1, fig2, compression, fig4b; 3 seeds, 5 at --scale
+paper) when the shared photos are present,
 and writes OUT/REPORT.md: the figures, and each of the paper's
 observations beside what was measured, with the numbers and a verdict
 (holds, holds in part, does not hold), saying where the measurements
