@@ -59,6 +59,36 @@ func testComplete(t *testing.T, dataSeed, seed uint64) {
 	if _, err := Complete(Completion{D: d, Stored: x, Queries: x, Visible: vis[:5]}); err == nil {
 		t.Error("a mask of the wrong length was accepted")
 	}
+	// The visible quarter is clamped, equal in all three, so it adds 0 to
+	// the squared errors: the whole-image RMSE is the occluded one times
+	// √(hidden/D) = ½ (to rounding, 1e-9 relative). MrDAM retrieves each
+	// query's own pattern (margin > 0), and so does DrDAM here.
+	for q := range k {
+		for _, p := range [][2]float64{{res.DrToMr[q], res.DrToMrFree[q]}, {res.DrToOriginal[q], res.DrToOriginalFree[q]}, {res.MrToOriginal[q], res.MrToOriginalFree[q]}} {
+			if math.Abs(p[0]-p[1]/2) > 1e-9*p[1] {
+				t.Errorf("query %d: whole-image RMSE %v, occluded %v: want half", q, p[0], p[1])
+			}
+		}
+		if res.Own[q] != q || !(res.MrMargin[q] > 0) || !(res.DrMargin[q] > 0) {
+			t.Errorf("query %d: own pattern %d, margins MrDAM %v, DrDAM %v", q, res.Own[q], res.MrMargin[q], res.DrMargin[q])
+		}
+	}
+	// A second seed reusing MrDAM's descent gives the same MrDAM numbers
+	// (MrDAM is deterministic) without descending again.
+	c2 := c
+	c2.DrDAM.Seed, c2.Mr = seed+100, res.Mr
+	res2, err := Complete(c2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res2.Mr != res.Mr || res2.MrTime != 0 || res2.MrToOriginalFree[0] != res.MrToOriginalFree[0] || res2.DrToMrFree[0] == res.DrToMrFree[0] {
+		t.Errorf("reusing MrDAM: MrDAM–original %v vs %v, DrDAM–MrDAM %v vs %v (want equal, then different), MrDAM time %v",
+			res2.MrToOriginalFree[0], res.MrToOriginalFree[0], res2.DrToMrFree[0], res.DrToMrFree[0], res2.MrTime)
+	}
+	c2.Mr = &dam.Result{X: x[:d]}
+	if _, err := Complete(c2); err == nil {
+		t.Error("a reused MrDAM descent of the wrong size was accepted")
+	}
 }
 
 // TestFill: the starting points of each fill, on two queries of two
