@@ -300,7 +300,7 @@ func (c *Completion) judgeCompressionCurve(cs CompressionSpec, cells [][]compres
 		f.Verdict = ret[at]
 	}
 	f.Details = append([]string{thresholdLine("retrieval of every photo", cs.Ratios, ret), thresholdLine(fmt.Sprintf("a match to MrDAM within %d gray levels", matchRMSE), cs.Ratios, match)}, details...)
-	f.Details = append(f.Details, photosNote,
+	f.Details = append(f.Details, photosNote(c),
 		fmt.Sprintf("%d steps of %g per descent (Fig. 2: 1000; fewer here to keep the run short, run with --steps 1000 for Fig. 2's); %s", c.Run.MaxSteps, c.Run.Step, descentName(c.Run.Box)))
 	return []Finding{f}
 }

@@ -101,12 +101,17 @@ func stallNote(c *Completion, runs *Runs) string {
 		strings.Join(s, "; "), c.StallWarning(runs.Res[0]))
 }
 
-// photosNote discloses that the shared photos stand in for the paper's
-// data sets.
-const photosNote = "**Deviation (data):** the paper's images come from Tiny ImageNet (Fig. 1, 2) and CIFAR-10 (Fig. 4B), which are not available here; " +
-	"twelve freely licensed sample photos (scikit-image, scikit-learn, SciPy, Matplotlib; " + SharedPhotos + "/provenance.tsv), " +
-	"cover-resized and centre-cropped to 64×64 and 32×32, stand in for them. Photos are smoother than most Tiny ImageNet images, " +
-	"and the twelve are far apart, which helps retrieval"
+// photosNote discloses that the images of c stand in for the paper's data
+// sets: the shared photos, or the user's own.
+func photosNote(c *Completion) string {
+	const paper = "**Deviation (data):** the paper's images come from Tiny ImageNet (Fig. 1, 2) and CIFAR-10 (Fig. 4B), which are not available here; "
+	if !strings.HasPrefix(c.Source, SharedPhotos) {
+		return paper + "these are " + c.Source
+	}
+	return paper + "twelve freely licensed sample photos (scikit-image, scikit-learn, SciPy, Matplotlib; " + SharedPhotos + "/provenance.tsv), " +
+		"cover-resized and centre-cropped to 64×64 and 32×32, stand in for them. Photos are smoother than most Tiny ImageNet images, " +
+		"and the twelve are far apart, which helps retrieval"
+}
 
 // boxNote discloses the box against the paper's plain descent, with its
 // effect measured by runs, all[1] being the other descent.
@@ -152,7 +157,7 @@ func judgeFixedPoints(c *Completion, all []*Runs) []Finding {
 			f.Details = append(f.Details, n)
 		}
 	}
-	fs[0].Details = append(fs[0].Details, photosNote, boxNote(c, all),
+	fs[0].Details = append(fs[0].Details, photosNote(c), boxNote(c, all),
 		fmt.Sprintf("images and steps as the paper's: %d photos, %d steps of %g, β = %g, Y = %d", len(c.Images), c.Run.MaxSteps, c.Run.Step, c.Run.Beta, c.Run.DrDAM.Y))
 	return append(fs, g)
 }
@@ -176,7 +181,7 @@ func judgeCompression(c *Completion, all []*Runs) []Finding {
 		"**Deviation (the paper's compression):** the paper's own code for Fig. 2 stores Y = 2·10⁵ SinCos projections, i.e. 2Y = 4·10⁵ values in T, 163% of its 20 × 12288 memory matrix: "+
 			"its Fig. 2 did not compress. Here Y is chosen so that T really is ~80% of K·D; `drdam experiment compression` measures retrieval from 25% to 400%, 163% included",
 		fmt.Sprintf("**Deviation (counts):** %d photos stored, where the paper stores 20 (only twelve photos are shared here); %d steps (the paper: 1000)", len(c.Images), c.Run.MaxSteps),
-		photosNote)
+		photosNote(c))
 	if len(all) > 1 {
 		box := retrievalFinding(c, all[1], "", "")
 		ret.Details = append(ret.Details, boxNote(c, all)+fmt.Sprintf("; retrieval by the same rule with %s: %s (%s)", descentName(all[1].Box), box.Verdict, box.Details[0]))

@@ -89,7 +89,7 @@ func RunImageExperiment(x *Experiment, c *Completion, dir string, log io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	r := &Result{Exp: x, Dir: dir, Figures: []string{"grid.png", "energy.png"}, Elapsed: time.Since(start), Text: c.Table(all, dir)}
+	r := &Result{Exp: x, Dir: dir, Figures: []string{"grid.png", "energy.png"}, Elapsed: time.Since(start), Text: c.Text(all, dir)}
 	if len(all) > 1 {
 		r.Figures = append(r.Figures, "grid-"+map[bool]string{true: "box", false: "plain"}[all[1].Box]+".png")
 	}
@@ -100,7 +100,7 @@ func RunImageExperiment(x *Experiment, c *Completion, dir string, log io.Writer)
 		"RMSEs are in 0–255 units on the occluded pixels (the whole image beside them), mean over seeds [95%% interval].\n\n```\n%s```",
 		len(c.Images), c.H, c.W, run.D, c.Queries, c.Occlude, run.Beta, dr.Y, dr.Basis, dr.Projection, dr.Precision, seedList(c.Seeds),
 		res.TSize, res.MemorySize, 100*float64(res.TSize)/float64(res.MemorySize), runsNote(all), res.EncodeTime.Round(time.Millisecond), run.MaxSteps,
-		res.DrTime.Round(time.Millisecond), res.MrTime.Round(time.Millisecond), r.Text)
+		res.DrTime.Round(time.Millisecond), res.MrTime.Round(time.Millisecond), c.Table(all))
 	if err := writeImageFindings(r); err != nil {
 		return nil, err
 	}
@@ -136,8 +136,8 @@ func writeImageFindings(r *Result) error {
 	return writeFile(filepath.Join(r.Dir, "findings.md"), b.String())
 }
 
-// The seeds' statistics of one image run, for the judges: xs[q] holds
-// query q's values across seeds.
+// perImage returns the values of stat for each query of c across the seeds
+// of runs, for the judges: xs[q] holds query q's values.
 func perImage(c *Completion, runs *Runs, stat func(*experiment.CompletionResult) []float64) [][]float64 {
 	xs := make([][]float64, c.Queries)
 	for q := range xs {

@@ -62,11 +62,16 @@ func (r *Runs) retrieved(q int) int {
 	return n
 }
 
-// Table formats the RMSEs of every run of a completion written into dir,
-// as drdam complete prints them: per image, the mean over seeds with its
-// 95% interval of the RMSE (0–255 units) over the occluded part, the
-// headline, and over the whole image beside it.
-func (c *Completion) Table(all []*Runs, dir string) string {
+// Text is what drdam complete prints of a completion written into dir:
+// its Table and the files written.
+func (c *Completion) Text(all []*Runs, dir string) string {
+	return c.Table(all) + fmt.Sprintf("wrote %s, %s and %s\n", filepath.Join(dir, "grid.png"), filepath.Join(dir, "energy.png"), filepath.Join(dir, "rmse.csv"))
+}
+
+// Table formats the RMSEs of every run of a completion: per image, the
+// mean over seeds with its 95% interval of the RMSE (0–255 units) over the
+// occluded part, the headline, and over the whole image beside it.
+func (c *Completion) Table(all []*Runs) string {
 	var w strings.Builder
 	for _, runs := range all {
 		fmt.Fprintf(&w, "%s, %d seeds (mean [95%% interval] over seeds; RMSE in 0–255 units, occluded part, whole image in the last column):\n", descentName(runs.Box), len(runs.Seeds))
@@ -90,7 +95,6 @@ func (c *Completion) Table(all []*Runs, dir string) string {
 	fmt.Fprintf(&w, "T has %d values, the memory matrix %d (%.0f%%). First seed: DrDAM encode %v, descent %v; MrDAM descent %v.\n",
 		res.TSize, res.MemorySize, 100*float64(res.TSize)/float64(res.MemorySize),
 		res.EncodeTime.Round(time.Millisecond), res.DrTime.Round(time.Millisecond), res.MrTime.Round(time.Millisecond))
-	fmt.Fprintf(&w, "wrote %s, %s and %s\n", filepath.Join(dir, "grid.png"), filepath.Join(dir, "energy.png"), filepath.Join(dir, "rmse.csv"))
 	return w.String()
 }
 

@@ -130,7 +130,7 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 		return nil, err
 	}
 	fs := judgeSweep(sw, c.Seeds, cells)
-	fs[0].Details = append(fs[0].Details, photosNote,
+	fs[0].Details = append(fs[0].Details, photosNote(c),
 		fmt.Sprintf("**Deviation (steps):** %d steps of %g; the paper says \"until convergence\" and its code runs 3600 (`--steps 3600`); %s", c.Run.MaxSteps, c.Run.Step, fig4bStepsNote),
 		fmt.Sprintf("**Deviation (images):** %d images stored, as the paper's K = 10, but the shared photos (%s) rather than CIFAR-10 images; the descent is %s (%s)",
 			len(c.Images), orig.Name, descentName(c.Run.Box), fig4bBoxNote))

@@ -104,7 +104,7 @@ Example:
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(e.stdout, c.Table(res, *out))
+	fmt.Fprint(e.stdout, c.Text(res, *out))
 	return nil
 }
 

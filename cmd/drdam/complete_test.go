@@ -225,3 +225,35 @@ func TestCompleteStalled(t *testing.T) {
 		t.Errorf("--fill grey: status %d, %q", st, errOut)
 	}
 }
+
+// TestCompressionCommand runs the compression curve on 4 generated 8×8
+// images at two sizes of T and checks its files and finding; --y, which it
+// sets from --ratios, and a bad ratio are refused.
+func TestCompressionCommand(t *testing.T) {
+	dir := t.TempDir()
+	writeTestImages(t, dir, 4, 8)
+	out := filepath.Join(dir, "out")
+	args := []string{"experiment", "compression", "--images", dir, "--size", "8x8", "--steps", "30"}
+	stdout := mustRun(t, append(args, "--ratios", "0.5,2", "--out", out)...)
+	// K·D = 4·192 = 768: T at 50% is Y = 192 SinCos projections, 384 values.
+	if !strings.Contains(stdout, "| 50% | 192 | 384 |") || !strings.Contains(stdout, "| 200% | 768 | 1536 |") {
+		t.Errorf("stdout:\n%s", stdout)
+	}
+	for _, n := range []string{"curve.png", "curve.svg", "table.md", "rmse.csv", "findings.md"} {
+		if _, err := os.Stat(filepath.Join(out, n)); err != nil {
+			t.Error(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "findings.md"))
+	for _, w := range []string{"compression (retrieval)", "T at 50% (Y = 192)", "Deviation (data)", "these are " + dir, "seeds 0, 100, 200"} {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("findings.md lacks %q:\n%s", w, b)
+		}
+	}
+	for _, c := range []struct{ args []string }{{[]string{"--y", "100"}}, {[]string{"--ratios", "0.5,-1"}}} {
+		st, _, errOut := drdam(t, append(append(args, c.args...), "--out", out)...)
+		if st != 2 || !strings.Contains(errOut, c.args[0]) {
+			t.Errorf("%v: status %d, %q", c.args, st, errOut)
+		}
+	}
+}
