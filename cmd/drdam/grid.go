@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drdam/drdam/experiment"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/paper"
 )
@@ -48,6 +49,8 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 	}
 	q := x.Spec("quick") // the flags' defaults
 	bind(g, "seed", fs.Uint64("seed", q.Seed, "seed of the patterns (or of the choice of data points) and of the projections (0, as encode; the reproduced figures were made with it)"), func(s *paper.Spec, v uint64) { s.Seed = v })
+	bind(g, "seeds", fs.Count("seeds", 0, 1, maxCount, fmt.Sprintf("independent replicates (seeds --seed, --seed+%d, …: new patterns, queries and projections each); figures show means over them with 95%% intervals and verdicts test across them (default: %d at --scale quick, %d at paper)",
+		experiment.SeedStride, paper.DefaultSeeds("quick"), paper.DefaultSeeds("paper"))), func(s *paper.Spec, v int) { s.Seeds = v })
 	bind(g, "precision", fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding"), func(s *paper.Spec, v string) { s.Precision = v })
 	g.out = outFlag(fs, x.Name)
 	g.fresh = fs.Bool("fresh", false, "discard the results in --out and start over")
@@ -63,7 +66,6 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 		bind(g, "basis", fs.String("basis", q.Basis, "feature basis: "+features.BasisNames()), func(s *paper.Spec, v string) { s.Basis = v })
 		bind(g, "projection", fs.String("projection", q.Projection, "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)"), func(s *paper.Spec, v string) { s.Projection = v })
 		bind(g, "flip", fs.Number("flip", q.Flip, fraction, "from 0 to 1", "fraction of bits flipped for the near queries"), func(s *paper.Spec, v float64) { s.Flip = v })
-		bind(g, "seeds", fs.Count("seeds", q.Seeds, 1, maxCount, "independent projections per point (standard errors across them when ≥ 2)"), func(s *paper.Spec, v int) { s.Seeds = v })
 	}
 	if q.Uses(paper.UsesRetrieval) {
 		bind(g, "queries", fs.Count("queries", 0, 0, maxCount, "queries per set: the first N of the K (default: the scale's; 0 = all)"), func(s *paper.Spec, v int) { s.Queries = v })
