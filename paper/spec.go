@@ -39,8 +39,8 @@ type Spec struct {
 	// Seeds (new patterns, queries and projections each time), and rows
 	// keep their seed. 0 means the scale's default (DefaultSeeds). Like
 	// the axes, it may grow between runs into the same directory.
-	Seeds int `json:"seeds,omitempty"`
-	Precision  string  `json:"precision"`
+	Seeds     int    `json:"seeds,omitempty"`
+	Precision string `json:"precision"`
 
 	Queries  int     `json:"queries,omitempty"`
 	Step     float64 `json:"step,omitempty"`
