@@ -45,7 +45,7 @@ basis, projection (iid Gaussian, orthogonal ORF, structured SORF), β and Y.`,
 	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
 		return figureSet("fig6-", BasisFigures(rows))
 	},
-	Observe: func(rows []experiment.Row) []Finding { return []Finding{ObserveBases(rows)} },
+	Observe: func(rows []experiment.Row) []Finding { return []Finding{ObserveBases(rows), ObserveBasesTrend(rows)} },
 }
 
 func basisPlan(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {

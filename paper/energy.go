@@ -37,7 +37,7 @@ with C₁ measured on the projection and C₂ = ½ (fig3-bound).`,
 		return figureSet("fig3-", EnergyFigures(rows))
 	},
 	Observe: func(rows []experiment.Row) []Finding {
-		return []Finding{ObserveNearFar(rows), ObserveBeta(rows), ObserveSaturation(rows), ObserveBound(rows)}
+		return []Finding{ObserveNearFar(rows), ObserveBeta(rows), ObserveBetaFactors(rows), ObserveSaturation(rows), ObserveRandom(rows), ObserveBound(rows)}
 	},
 }
 

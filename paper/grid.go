@@ -194,7 +194,9 @@ func finishGrid(res *Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s (%s): findings\n\n", x.Name, x.Figure)
 	fmt.Fprintf(&b, "drdam %s, %s scale, %d points; configuration in `config.json`, points in `points.csv`.\n\n", res.Spec.Version, res.Spec.Scale, len(res.Rows))
+	fmt.Fprintf(&b, "%s\n\n", StatRule)
 	writeFindings(&b, res.Findings)
+	writeDeviations(&b, x)
 	for _, n := range names {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", n, n)
 	}

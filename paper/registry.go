@@ -44,6 +44,10 @@ type Experiment struct {
 	// Reproduce is set for the experiments that drdam reproduce runs and
 	// reports, in the order of the registry.
 	Reproduce bool
+	// Deviations lists, one Markdown line each, where the experiment
+	// differs from the paper or its reference code, with the measured
+	// effect; findings.md and the report print them.
+	Deviations []string
 
 	// Grid experiments. Spec returns the grid at a scale ("quick" or
 	// "paper"); Plan turns a Spec into the plan of what is not done;

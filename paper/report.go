@@ -38,6 +38,18 @@ func writeFindings(b *strings.Builder, fs []Finding) {
 	}
 }
 
+// writeDeviations lists where x differs from the paper, if anywhere.
+func writeDeviations(b *strings.Builder, x *Experiment) {
+	if len(x.Deviations) == 0 {
+		return
+	}
+	b.WriteString("### Deviations from the paper and its code\n\n")
+	for _, d := range x.Deviations {
+		fmt.Fprintf(b, "- %s\n", d)
+	}
+	b.WriteString("\n")
+}
+
 // Machine describes where a report was made.
 type Machine struct {
 	Host, OS, Arch, CPU string
@@ -65,7 +77,8 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 			images++
 		}
 	}
-	b.WriteString("\n\"Holds in part\" and \"does not hold\" mark where the measurements differ from the paper; the sections below say where, with the numbers.\n")
+	b.WriteString("\n## How the verdicts are decided\n\n" + StatRule + " The rule of each claim below names its groups, its statistic and its reference value, each fixed before the data were measured. " +
+		"\"Does not hold\" and \"inconclusive\" mark where the measurements do not confirm the paper; the sections below give the numbers, and list where each experiment departs from the paper and its code.\n")
 	if images == 0 {
 		b.WriteString("The image experiments (Fig. 1, 2 and 4B) were not run (no photos, or --only).\n")
 	}
@@ -75,17 +88,21 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 		if r.Exp.Kind == KindGrid {
 			s := r.Spec
 			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", name, r.Exp.Figure, r.Exp.Context)
-			fmt.Fprintf(&b, "Rerun: `drdam experiment %s --scale %s --out %s` (%s; %d points; grid D %v, K %v, β %v, Y %v).\n\n",
-				name, scale, r.Dir, FormatDuration(r.Elapsed), len(r.Rows), s.D, s.K, s.Beta, s.Y)
+			fmt.Fprintf(&b, "Rerun: `drdam experiment %s --scale %s --out %s` (%s; %d points; grid D %v, K %v, β %v, Y %v; %d seeds from %d).\n\n",
+				name, scale, r.Dir, FormatDuration(r.Elapsed), len(r.Rows), s.D, s.K, s.Beta, s.Y, s.Seeds, s.Seed)
 		} else {
 			fmt.Fprintf(&b, "## %s\n\n%s\n\nRerun: `drdam experiment %s --out %s` (%s).\n\n", name, r.Summary, name, r.Dir, FormatDuration(r.Elapsed))
 		}
 		writeFindings(&b, r.Findings)
 		for _, f := range r.Findings {
-			if f.Verdict != Holds {
-				fmt.Fprintf(&b, "**Differs from the paper (%s):** the claim %s here; see the numbers above.\n\n", f.Name, f.Verdict)
+			switch f.Verdict {
+			case DoesNotHold:
+				fmt.Fprintf(&b, "**Differs from the paper (%s):** the measurements contradict the claim; see the numbers above.\n\n", f.Name)
+			case Inconclusive:
+				fmt.Fprintf(&b, "**Not confirmed (%s):** the measurements neither confirm nor contradict the claim at 95%%; see the numbers above.\n\n", f.Name)
 			}
 		}
+		writeDeviations(&b, r.Exp)
 		for _, fig := range r.Figures {
 			if r.Exp.Kind == KindGrid {
 				base := strings.TrimSuffix(fig, ".png")

@@ -43,6 +43,8 @@ fixed points are computed once per (D, β).`,
 	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
 		return map[string]*plots.Figure{"fig4a-hamming": RetrievalFigure(rows)}
 	},
-	Observe:      func(rows []experiment.Row) []Finding { return []Finding{ObserveRetrieval(rows)} },
+	Observe: func(rows []experiment.Row) []Finding {
+		return []Finding{ObserveRetrieval(rows), ObserveRetrievalRandom(rows)}
+	},
 	EstimateNote: " (at most: descents that converge stop early)",
 }
