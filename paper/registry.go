@@ -78,6 +78,7 @@ type Experiment struct {
 // them. Adding an experiment is a file that defines it and a line here.
 var registry = []*Experiment{
 	energyError, errorVsK, basisAblation, retrievalError,
+	theorem1,
 	fig1, fig2, fig4b,
 	projections,
 }
