@@ -75,8 +75,11 @@ func theorem1Plan(s Spec, prec dam.Precision, rates experiment.Rates, done func(
 	if s.Tol != 0 {
 		return nil, specErrorf("--tol %v: theorem1 runs all L steps (Theorem 1 has no convergence stop); leave it 0", s.Tol)
 	}
-	if s.Queries < 1 || s.Queries > slices.Min(s.K) {
-		return nil, specErrorf("--queries %d: want 1 to the smallest K (%d)", s.Queries, slices.Min(s.K))
+	if s.Queries == 0 { // --queries 0: all, as in retrieval-error
+		s.Queries = slices.Min(s.K)
+	}
+	if s.Queries < 0 || s.Queries > slices.Min(s.K) {
+		return nil, specErrorf("--queries %d: want 0 (all) to the smallest K (%d)", s.Queries, slices.Min(s.K))
 	}
 	if err := firstFailing(
 		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "--step %v: want a number > 0", s.Step},

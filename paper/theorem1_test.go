@@ -121,14 +121,14 @@ func TestTheorem1Run(t *testing.T) {
 }
 
 // TestTheorem1Refuses checks that theorem1 refuses a convergence stop
-// and queries outside 1…K, naming the flag.
+// and queries outside 0 (all) … K, naming the flag.
 func TestTheorem1Refuses(t *testing.T) {
 	for _, c := range []struct {
 		set  func(*Spec)
 		flag string
 	}{
 		{func(s *Spec) { s.Tol = 1e-8 }, "--tol"},
-		{func(s *Spec) { s.Queries = 0 }, "--queries"},
+		{func(s *Spec) { s.Queries = -1 }, "--queries"},
 		{func(s *Spec) { s.Queries = 501 }, "--queries"},
 		{func(s *Spec) { s.MaxSteps = 0 }, "--steps"},
 	} {
