@@ -38,6 +38,10 @@ type Series struct {
 	// Dark draws a darker, thicker line without markers, for theoretical
 	// bounds.
 	Dark bool
+	// Points draws the markers and error bars without a connecting line,
+	// as the paper draws its measured errors in Fig. 3. It has no effect
+	// on Dashed or Dark series.
+	Points bool
 }
 
 // HLine is a horizontal reference line across a panel, drawn red and
@@ -65,6 +69,15 @@ type Panel struct {
 	Series         []Series
 	HLines         []HLine
 	Bands          []Band
+	// YInclude holds values the Y range always includes, e.g. 0 and ½
+	// for a Hamming error; values that cannot be drawn on the axis are
+	// ignored.
+	YInclude []float64
+	// YGroup picks the panels a Figure with ShareY shares the Y range
+	// with: those of the same YGroup (for example a row each, or one for
+	// the energies and one for the gradients). The zero value puts every
+	// panel in one group.
+	YGroup int
 	// Note is a small text drawn at the top right of the panel, above the
 	// data. If it is empty and some values could not be drawn (≤ 0 on a
 	// log axis, NaN or infinite), the panel notes how many were left out.
@@ -74,7 +87,8 @@ type Panel struct {
 // isZero reports whether p is the zero Panel, which leaves its cell empty.
 func (p *Panel) isZero() bool {
 	return p.Title == "" && p.XLabel == "" && p.YLabel == "" && !p.LogX && !p.LogY &&
-		len(p.Series) == 0 && len(p.HLines) == 0 && len(p.Bands) == 0 && p.Note == ""
+		len(p.Series) == 0 && len(p.HLines) == 0 && len(p.Bands) == 0 && p.Note == "" &&
+		len(p.YInclude) == 0 && p.YGroup == 0
 }
 
 // Default sizes of a Figure.
@@ -100,8 +114,13 @@ type Figure struct {
 	PanelWidth, PanelHeight vg.Length
 	// ShareX gives every panel the same X range, the union of the panels'
 	// ranges (log panels and linear panels are pooled separately); ShareY
-	// does the same for Y, so that panels can be compared by eye.
+	// does the same for Y within each Panel.YGroup, so that panels can be
+	// compared by eye.
 	ShareX, ShareY bool
+	// Caption is a note drawn in small type below the grid, wrapped to
+	// the figure's width (e.g. what the error bars are and when a fit is
+	// drawn); it may be empty.
+	Caption string
 	// DPI is the resolution of PNG output; zero means DefaultDPI.
 	DPI int
 }
@@ -228,6 +247,7 @@ type figureLayout struct {
 	fig           *Figure
 	panels        []*panelPlot // nil for empty cells
 	legend        legendLayout
+	caption       captionLayout
 	width, height vg.Length
 	titleHeight   vg.Length
 	dpi           int
@@ -273,10 +293,10 @@ func (f *Figure) layout() (*figureLayout, error) {
 		data[i] = d
 	}
 	if f.ShareX {
-		shareRanges(data, func(d *panelData) *axisRange { return &d.x }, func(d *panelData) bool { return d.panel.LogX })
+		shareRanges(data, func(d *panelData) *axisRange { return &d.x }, func(d *panelData) bool { return d.panel.LogX }, func(*panelData) int { return 0 })
 	}
 	if f.ShareY {
-		shareRanges(data, func(d *panelData) *axisRange { return &d.y }, func(d *panelData) bool { return d.panel.LogY })
+		shareRanges(data, func(d *panelData) *axisRange { return &d.y }, func(d *panelData) bool { return d.panel.LogY }, func(d *panelData) int { return d.panel.YGroup })
 	}
 
 	gridW := vg.Length(f.Cols) * pw
@@ -300,6 +320,10 @@ func (f *Figure) layout() (*figureLayout, error) {
 	l.height = vg.Length(f.Rows)*ph + 2*figMargin + l.titleHeight
 	if l.legend.height > 0 {
 		l.height += l.legend.height + legendGap
+	}
+	l.caption = layoutCaption(f.Caption, gridW)
+	if l.caption.height > 0 {
+		l.height += l.caption.height + captionGap
 	}
 	return l, nil
 }
@@ -337,6 +361,12 @@ func (l *figureLayout) draw(c draw.Canvas) (err error) {
 		strip.Min.Y = c.Max.Y - l.legend.height
 		l.legend.draw(strip)
 		c.Max.Y = strip.Min.Y - legendGap
+	}
+	if l.caption.height > 0 {
+		strip := c
+		strip.Max.Y = c.Min.Y + l.caption.height
+		l.caption.draw(strip)
+		c.Min.Y = strip.Max.Y + captionGap
 	}
 
 	plots := make([][]*plot.Plot, f.Rows)

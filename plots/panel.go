@@ -2,7 +2,6 @@ package plots
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -160,6 +159,12 @@ func cleanPanel(p *Panel) (*panelData, error) {
 		}
 	}
 
+	for _, v := range p.YInclude {
+		if ok, _ := drawable(v, p.LogY); ok {
+			d.y.add(ay(v))
+		}
+	}
+
 	for bi := range p.Bands {
 		b := &p.Bands[bi]
 		if len(b.X) != len(b.Lo) || len(b.X) != len(b.Hi) {
@@ -234,23 +239,24 @@ func count(n int, noun string) string {
 }
 
 // shareRanges sets the range picked by axis of every panel to the union
-// of the ranges of all panels with the same log flag.
-func shareRanges(data []*panelData, axis func(*panelData) *axisRange, isLog func(*panelData) bool) {
-	var union [2]axisRange // linear, log
-	idx := func(d *panelData) int {
-		if isLog(d) {
-			return 1
+// of the ranges of all panels with the same log flag and group.
+func shareRanges(data []*panelData, axis func(*panelData) *axisRange, isLog func(*panelData) bool, group func(*panelData) int) {
+	type id struct {
+		log   bool
+		group int
+	}
+	union := map[id]axisRange{}
+	for _, d := range data {
+		if d != nil {
+			k := id{isLog(d), group(d)}
+			u := union[k]
+			u.union(*axis(d))
+			union[k] = u
 		}
-		return 0
 	}
 	for _, d := range data {
 		if d != nil {
-			union[idx(d)].union(*axis(d))
-		}
-	}
-	for _, d := range data {
-		if d != nil {
-			*axis(d) = union[idx(d)]
+			*axis(d) = union[id{isLog(d), group(d)}]
 		}
 	}
 }
@@ -368,9 +374,12 @@ func fitTickers(p *plot.Plot, dc draw.Canvas) {
 	}
 }
 
+// plotAdder is what addSeries draws on: a *plot.Plot.
+type plotAdder interface{ Add(...plot.Plotter) }
+
 // addSeries adds a cleaned series to pl: error bars, then the line, then
 // the markers.
-func addSeries(pl *plot.Plot, s cleanSeries) {
+func addSeries(pl plotAdder, s cleanSeries) {
 	if len(s.xys) == 0 {
 		return
 	}
@@ -384,10 +393,10 @@ func addSeries(pl *plot.Plot, s cleanSeries) {
 		}
 		pl.Add(bars)
 	}
-	if len(s.xys) > 1 {
+	if len(s.xys) > 1 && !(hasMarkers(s.src) && s.src.Points) {
 		pl.Add(&plotter.Line{XYs: s.xys, LineStyle: ls})
 	}
-	if hasMarkers(s.src) && len(s.xys) <= MaxMarkers || len(s.xys) == 1 {
+	if hasMarkers(s.src) && (len(s.xys) <= MaxMarkers || s.src.Points) || len(s.xys) == 1 {
 		// A lone point of a fit or bound still needs a mark to be seen.
 		pl.Add(&plotter.Scatter{XYs: s.xys, GlyphStyle: glyphStyle(s.src.Style)})
 	}
@@ -401,7 +410,7 @@ func (pp *panelPlot) drawNote(tile draw.Canvas) {
 	}
 	dc := pp.plot.DataCanvas(tile)
 	sty := textStyle(noteSize, false)
-	sty.Color = color.Gray{Y: 0x50}
+	sty.Color = noteColor
 	sty.XAlign = draw.XRight
 	tile.FillText(sty, vg.Point{X: dc.Max.X, Y: dc.Max.Y + noteGap}, pp.note)
 }
