@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -27,8 +28,10 @@ type Series struct {
 	Label string
 	// X and Y are the coordinates; they must have the same length.
 	X, Y []float64
-	// Err holds standard errors, drawn as capped bars from Y-Err to Y+Err.
-	// It is nil, or as long as Y. A NaN or infinite error draws no bar.
+	// Err holds the half-widths of the error bars (standard errors, or
+	// half the width of confidence intervals), drawn as capped bars from
+	// Y-Err to Y+Err. It is nil, or as long as Y. A NaN or infinite error
+	// draws no bar.
 	Err []float64
 	// Style is an index into the palette: the same Style has the same
 	// colour, and marker shape, in every panel. See Color.
@@ -369,18 +372,37 @@ func (l *figureLayout) draw(c draw.Canvas) (err error) {
 		c.Min.Y = strip.Max.Y + captionGap
 	}
 
-	plots := make([][]*plot.Plot, f.Rows)
+	plots, canvases := l.grid(c)
 	for r := range plots {
-		plots[r] = make([]*plot.Plot, f.Cols)
+		for col, p := range plots[r] {
+			if p == nil {
+				continue
+			}
+			tc := canvases[r][col]
+			p.Draw(tc)
+			l.panels[r*f.Cols+col].drawNote(tc)
+		}
+	}
+	return nil
+}
+
+// grid lays out the panels' plots on c, the area below the title and the
+// legend and above the caption: it returns the plots by row and column
+// (nil for empty cells) and the canvas of each, on which the data areas of
+// a row, and of a column, line up, and so do the titles of a row.
+func (l *figureLayout) grid(c draw.Canvas) ([][]*plot.Plot, [][]draw.Canvas) {
+	plots := make([][]*plot.Plot, l.fig.Rows)
+	for r := range plots {
+		plots[r] = make([]*plot.Plot, l.fig.Cols)
 		for col := range plots[r] {
-			if pp := l.panels[r*f.Cols+col]; pp != nil {
+			if pp := l.panels[r*l.fig.Cols+col]; pp != nil {
 				plots[r][col] = pp.plot
 			}
 		}
 	}
 	// PadRight leaves room for the last column's rightmost tick label,
 	// which is centred on the axis end.
-	tiles := draw.Tiles{Rows: f.Rows, Cols: f.Cols, PadX: tilePadX, PadY: tilePadY, PadRight: tilePadRight}
+	tiles := draw.Tiles{Rows: l.fig.Rows, Cols: l.fig.Cols, PadX: tilePadX, PadY: tilePadY, PadRight: tilePadRight}
 	canvases := plot.Align(plots, tiles, c)
 	// Now that the data areas are known, let the log tickers thin their
 	// labels for the real axis lengths instead of the estimates, and lay
@@ -393,15 +415,120 @@ func (l *figureLayout) draw(c draw.Canvas) (err error) {
 		}
 	}
 	canvases = plot.Align(plots, tiles, c)
-	for r := range plots {
+	alignData(plots, canvases)
+	return plots, canvases
+}
+
+// alignData nudges the canvases that plot.Align returned until the data
+// areas of each row share their top and bottom, those of each column their
+// left and right, and the canvases of a row their top, so that the panel
+// titles, drawn at the top of the canvases, line up too. plot.Align alone
+// is off by a few points where markers, error bars or tick labels overhang
+// the data areas differently, because gonum's padding for the overhang is
+// not linear in the canvas size. The targets are the innermost sides of
+// each row and column, so every panel reaches them by shrinking: a larger
+// padding below its title moves a data area's top down, cropping its
+// canvas moves the other sides.
+func alignData(plots [][]*plot.Plot, cs [][]draw.Canvas) {
+	const (
+		iterations = 12
+		tol        = vg.Length(0.01) // points: far below a pixel
+	)
+	rows, cols := len(plots), len(plots[0])
+	inf := vg.Length(math.Inf(1))
+	for r := range rows {
+		top := -inf
+		for col, p := range plots[r] {
+			if p != nil {
+				top = max(top, cs[r][col].Max.Y)
+			}
+		}
+		for col := range plots[r] {
+			cs[r][col].Max.Y = top
+		}
+	}
+	// The targets: the innermost sides of each row and column after
+	// plot.Align, reachable by shrinking.
+	top, bottom := make([]vg.Length, rows), make([]vg.Length, rows)
+	left, right := make([]vg.Length, cols), make([]vg.Length, cols)
+	for r := range rows {
+		top[r], bottom[r] = inf, -inf
+	}
+	for col := range cols {
+		left[col], right[col] = -inf, inf
+	}
+	for r := range rows {
+		for col, p := range plots[r] {
+			if p != nil {
+				dc := p.DataCanvas(cs[r][col])
+				top[r], bottom[r] = min(top[r], dc.Max.Y), max(bottom[r], dc.Min.Y)
+				left[col], right[col] = max(left[col], dc.Min.X), min(right[col], dc.Max.X)
+			}
+		}
+	}
+	// Each side of a data area moves with the matching side of its
+	// canvas (or the padding below the title), though not one to one and
+	// a little with the other sides (the overhang padding scales with the
+	// data area): secant steps on every side until all are within tol.
+	type side struct {
+		plot  *plot.Plot
+		c     *draw.Canvas
+		param *vg.Length                  // what moves the side
+		err   func(draw.Canvas) vg.Length // data area side − target
+		s     secant
+	}
+	var sides []*side
+	for r := range rows {
 		for col, p := range plots[r] {
 			if p == nil {
 				continue
 			}
-			tc := canvases[r][col]
-			p.Draw(tc)
-			l.panels[r*f.Cols+col].drawNote(tc)
+			c := &cs[r][col]
+			t := &side{plot: p, c: c, param: &c.Max.Y, s: secant{slope: 1}}
+			if p.Title.Text != "" {
+				t.param, t.s.slope = &p.Title.Padding, -1
+			}
+			t.err = func(dc draw.Canvas) vg.Length { return dc.Max.Y - top[r] }
+			sides = append(sides, t,
+				&side{plot: p, c: c, param: &c.Min.Y, err: func(dc draw.Canvas) vg.Length { return dc.Min.Y - bottom[r] }, s: secant{slope: 1}},
+				&side{plot: p, c: c, param: &c.Min.X, err: func(dc draw.Canvas) vg.Length { return dc.Min.X - left[col] }, s: secant{slope: 1}},
+				&side{plot: p, c: c, param: &c.Max.X, err: func(dc draw.Canvas) vg.Length { return dc.Max.X - right[col] }, s: secant{slope: 1}})
 		}
 	}
-	return nil
+	for range iterations {
+		moved := false
+		for _, sd := range sides {
+			e := sd.err(sd.plot.DataCanvas(*sd.c))
+			if math.Abs(float64(e)) <= float64(tol) {
+				continue
+			}
+			*sd.param = sd.s.next(*sd.param, e)
+			if sd.param == &sd.plot.Title.Padding {
+				*sd.param = max(0, *sd.param)
+			}
+			moved = true
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// secant finds a root of err(x) by secant steps, starting from a guess of
+// the slope d err / dx.
+type secant struct {
+	slope  float64
+	x, err vg.Length
+	ok     bool // x and err hold a previous step
+}
+
+// next returns the next x from the error at x.
+func (s *secant) next(x, err vg.Length) vg.Length {
+	if s.ok && x != s.x && err != s.err {
+		if k := float64(err-s.err) / float64(x-s.x); !math.IsNaN(k) && !math.IsInf(k, 0) && k != 0 {
+			s.slope = k
+		}
+	}
+	s.x, s.err, s.ok = x, err, true
+	return x - vg.Length(float64(err)/s.slope)
 }

@@ -1,12 +1,15 @@
 package plots
 
 import (
+	"math"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // TestYGroups checks that ShareY shares the Y range within each YGroup
@@ -142,5 +145,56 @@ func TestCaption(t *testing.T) {
 	}
 	if err := f.Encode(new(strings.Builder), "svg"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestAligned checks that the data areas of each row and column line up,
+// and the canvas tops of each row (where the titles are drawn), when the
+// panels' markers and tick labels overhang their data areas differently:
+// plot.Align alone leaves such panels a few points apart.
+func TestAligned(t *testing.T) {
+	ser := func(ys ...float64) []Series {
+		return []Series{{X: []float64{1, 2, 3}, Y: ys, Err: []float64{0, 0, ys[2] / 2}, Points: true}}
+	}
+	f := &Figure{Rows: 2, Cols: 3, ShareX: true, Panels: []Panel{
+		{Title: "top marker", LogY: true, Series: ser(1e-3, 1e-2, 1)},
+		{Title: "tick at the top", LogY: true, Series: ser(1e-3, 1e-2, 9.9e-2)},
+		{Title: "linear", Series: ser(0, 1, 2)},
+		{Title: "", LogY: true, Series: ser(1, 2, 3)},
+		{Title: "wide labels", Series: ser(-12345, 1, 67890)},
+		{},
+	}}
+	l, err := f.layout()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := draw.New(vgimg.New(l.width, l.height))
+	plots, cs := l.grid(c)
+	const tol = 0.05 // points; alignData stops within 0.01
+	near := func(a, b vg.Length) bool { return math.Abs(float64(a-b)) <= tol }
+	for r := range plots {
+		for col, p := range plots[r] {
+			if p == nil {
+				continue
+			}
+			dc := p.DataCanvas(cs[r][col])
+			for r2 := range plots {
+				for col2, q := range plots[r2] {
+					if q == nil || r2 != r && col2 != col {
+						continue
+					}
+					dq := q.DataCanvas(cs[r2][col2])
+					if r2 == r && (!near(dc.Max.Y, dq.Max.Y) || !near(dc.Min.Y, dq.Min.Y)) {
+						t.Errorf("row %d: data areas of columns %d and %d span [%v, %v] and [%v, %v]", r, col, col2, dc.Min.Y, dc.Max.Y, dq.Min.Y, dq.Max.Y)
+					}
+					if r2 == r && p.Title.Text != "" && q.Title.Text != "" && !near(cs[r][col].Max.Y, cs[r2][col2].Max.Y) {
+						t.Errorf("row %d: titles of columns %d and %d at %v and %v", r, col, col2, cs[r][col].Max.Y, cs[r2][col2].Max.Y)
+					}
+					if col2 == col && (!near(dc.Min.X, dq.Min.X) || !near(dc.Max.X, dq.Max.X)) {
+						t.Errorf("column %d: data areas of rows %d and %d span [%v, %v] and [%v, %v]", col, r, r2, dc.Min.X, dc.Max.X, dq.Min.X, dq.Max.X)
+					}
+				}
+			}
+		}
 	}
 }
