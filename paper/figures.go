@@ -115,11 +115,21 @@ const fitRule = "drawn only where the series falls significantly: the 95% interv
 
 // barsNote describes the points and error bars of a figure of rows.
 func barsNote(rows []experiment.Row) string {
-	n := len(experiment.Seeds(rows))
-	if n == 1 {
-		return "Points: one seed; bars: 95% interval, ±1.96 s.e. over its queries (leaves out the variation between seeds)."
+	lo, hi := 0, 0
+	for i, s := range experiment.OverSeeds(rows) {
+		if i == 0 {
+			lo, hi = s.Seeds, s.Seeds
+		}
+		lo, hi = min(lo, s.Seeds), max(hi, s.Seeds)
 	}
-	return fmt.Sprintf("Points: mean over %d seeds; bars: 95%% interval of the mean (Student's t over the seeds).", n)
+	switch {
+	case hi <= 1:
+		return "Points: one seed; bars: 95% interval, ±1.96 s.e. over its queries (leaves out the variation between seeds)."
+	case lo == hi:
+		return fmt.Sprintf("Points: mean over %d seeds; bars: 95%% interval of the mean (Student's t over the seeds).", hi)
+	}
+	return fmt.Sprintf("Points: mean over %d to %d seeds; bars: 95%% interval of the mean (Student's t over the seeds; "+
+		"with one seed, ±1.96 s.e. over its queries).", lo, hi)
 }
 
 // smoothX returns n points evenly spaced from the smallest to the largest

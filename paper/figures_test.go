@@ -347,3 +347,23 @@ func TestGuessBaseline(t *testing.T) {
 		t.Error("GuessBaseline found rows at D = 31")
 	}
 }
+
+func TestBarsNote(t *testing.T) {
+	t.Parallel()
+	row := func(seed uint64, y int) experiment.Row {
+		return experiment.Row{Seed: seed, D: 30, K: 500, Y: y, Beta: 10, Queries: experiment.At, Metric: experiment.MetricEnergy, Mean: 1, SE: 0.1, Count: 50}
+	}
+	for _, tc := range []struct {
+		name string
+		rows []experiment.Row
+		want string
+	}{
+		{"one seed", []experiment.Row{row(0, 1000), row(0, 4000)}, "one seed; bars: 95% interval, ±1.96 s.e."},
+		{"three seeds", []experiment.Row{row(0, 1000), row(100, 1000), row(200, 1000)}, "mean over 3 seeds; bars: 95% interval of the mean"},
+		{"mixed", []experiment.Row{row(0, 1000), row(100, 1000), row(0, 4000)}, "mean over 1 to 2 seeds"},
+	} {
+		if got := barsNote(tc.rows); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %q, want it to contain %q", tc.name, got, tc.want)
+		}
+	}
+}
