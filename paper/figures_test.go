@@ -20,27 +20,27 @@ import (
 // exponents q and p that scatter around 0, so that the seeds' slopes are
 // known exactly (the rows are noise-free powers of Y).
 var (
-	testSeeds    = []uint64{0, 100, 200}
-	testSteepDev = []float64{0.01, -0.02, 0.01} // mean 0: slope −½
-	testFlatDev  = []float64{0.03, -0.06, 0.01} // mean −0.0067: falls, but not significantly
-	testYs       = []int{1000, 4000, 16000, 64000}
+	figSeeds    = []uint64{0, 100, 200}
+	figSteepDev = []float64{0.01, -0.02, 0.01} // mean 0: slope −½
+	figFlatDev  = []float64{0.03, -0.06, 0.01} // mean −0.0067: falls, but not significantly
+	figYs       = []int{1000, 4000, 16000, 64000}
 )
 
-// testValue is the mean error of seed i at (β, Y): the steep series at
+// figValue is the mean error of seed i at (β, Y): the steep series at
 // β = 10, the flat one otherwise, scaled by c.
-func testValue(i int, beta float64, y int, c float64) float64 {
+func figValue(i int, beta float64, y int, c float64) float64 {
 	if beta == 10 {
-		return c * math.Pow(float64(y), -0.5+testSteepDev[i])
+		return c * math.Pow(float64(y), -0.5+figSteepDev[i])
 	}
-	return c * math.Pow(float64(y), testFlatDev[i])
+	return c * math.Pow(float64(y), figFlatDev[i])
 }
 
-// testGridRows returns binary-grid rows (D ∈ {30, 100}, β ∈ {10, 50}, the
+// figGridRows returns binary-grid rows (D ∈ {30, 100}, β ∈ {10, 50}, the
 // query sets at, near, far and guess) of the given metrics over x, one
 // row per seed. Guess rows are 10× the others, bound rows 10⁻⁶×.
-func testGridRows(ms []string, ys, ks []int) []experiment.Row {
+func figGridRows(ms []string, ys, ks []int) []experiment.Row {
 	var rows []experiment.Row
-	for i, seed := range testSeeds {
+	for i, seed := range figSeeds {
 		for _, d := range []int{30, 100} {
 			for _, b := range []float64{10, 50} {
 				for _, k := range ks {
@@ -58,7 +58,7 @@ func testGridRows(ms []string, ys, ks []int) []experiment.Row {
 									continue
 								}
 								rows = append(rows, experiment.Row{Seed: seed, D: d, K: k, Y: y, Beta: b, Basis: "sincos", Projection: "gaussian",
-									Queries: q, Metric: m, Mean: testValue(i, b, y, c), SE: 0.01, Count: 50})
+									Queries: q, Metric: m, Mean: figValue(i, b, y, c), SE: 0.01, Count: 50})
 							}
 						}
 					}
@@ -73,8 +73,8 @@ func testGridRows(ms []string, ys, ks []int) []experiment.Row {
 // half-width of its 95% interval.
 func wantInterval(beta float64, y int, c float64) (mean, half float64) {
 	var vs []float64
-	for i := range testSeeds {
-		vs = append(vs, testValue(i, beta, y, c))
+	for i := range figSeeds {
+		vs = append(vs, figValue(i, beta, y, c))
 	}
 	iv := metrics.MeanInterval(vs, experiment.Level)
 	return iv.Mean, (iv.Hi - iv.Lo) / 2
@@ -96,8 +96,8 @@ func fitted(s plots.Series) bool { return s.Dashed && !s.Dark }
 
 func TestFigureLayout(t *testing.T) {
 	t.Parallel()
-	byY := testGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricHamming, experiment.MetricBound}, testYs, []int{500})
-	byK := testGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient}, []int{200000}, []int{50, 100, 200, 400})
+	byY := figGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricHamming, experiment.MetricBound}, figYs, []int{500})
+	byK := figGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient}, []int{200000}, []int{50, 100, 200, 400})
 	energy := EnergyFigures(byY)
 	errK := ErrorVsKFigures(byK)
 	// Titles of a row per D and the columns at, near, far.
@@ -151,14 +151,14 @@ func TestFigureLayout(t *testing.T) {
 	// Fig. 6: a row per β, the columns (energy, gradient) × (stored, new),
 	// against Y; energies and gradients share their Y ranges apart.
 	var basis []experiment.Row
-	for i, seed := range testSeeds {
+	for i, seed := range figSeeds {
 		for _, b := range []float64{1, 10} {
-			for _, y := range testYs {
+			for _, y := range figYs {
 				for _, name := range []string{"cos", "sincos"} {
 					for _, q := range []experiment.QuerySet{experiment.Stored, experiment.New} {
 						for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
 							basis = append(basis, experiment.Row{Seed: seed, D: 16, K: 500, Y: y, Beta: b, Basis: name, Projection: "gaussian",
-								Queries: q, Metric: m, Mean: testValue(i, b, y, 1), Count: 500})
+								Queries: q, Metric: m, Mean: figValue(i, b, y, 1), Count: 500})
 						}
 					}
 				}
@@ -191,7 +191,7 @@ func TestFigureLayout(t *testing.T) {
 // drawn on the falling series only, not on the flat one.
 func TestFigureBarsAndFits(t *testing.T) {
 	t.Parallel()
-	rows := testGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricBound}, testYs, []int{500})
+	rows := figGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricBound}, figYs, []int{500})
 	figs := EnergyFigures(rows)
 	for _, tc := range []struct {
 		fig   string
@@ -210,10 +210,10 @@ func TestFigureBarsAndFits(t *testing.T) {
 		}
 		for pi, p := range f.Panels {
 			s := seriesOf(p, tc.style, plain)
-			if len(s) != 1 || len(s[0].X) != len(testYs) || !s[0].Points {
-				t.Fatalf("%s panel %d β = %g: %d series, want one of %d points without lines", tc.fig, pi, tc.beta, len(s), len(testYs))
+			if len(s) != 1 || len(s[0].X) != len(figYs) || !s[0].Points {
+				t.Fatalf("%s panel %d β = %g: %d series, want one of %d points without lines", tc.fig, pi, tc.beta, len(s), len(figYs))
 			}
-			for i, y := range testYs {
+			for i, y := range figYs {
 				mean, half := wantInterval(tc.beta, y, 1)
 				// 1e-12: the same sums in another order.
 				if s[0].X[i] != float64(y) || !scalar.EqualWithinAbsOrRel(s[0].Y[i], mean, 1e-12, 1e-12) || !scalar.EqualWithinAbsOrRel(s[0].Err[i], half, 1e-12, 1e-12) {
@@ -247,11 +247,11 @@ func TestFigureBarsAndFits(t *testing.T) {
 				t.Errorf("bound panel %d β = %g: %d Corollary 1 and %d envelope curves, want 1 and 1", pi, beta, len(cor), len(env))
 				continue
 			}
-			if m, _ := wantInterval(beta, testYs[0], 1e-6); !scalar.EqualWithinAbsOrRel(cor[0].Y[0], m, 1e-12, 1e-12) {
-				t.Errorf("bound panel %d β = %g: Corollary 1 at Y = %d is %g, want the mean over seeds %g", pi, beta, testYs[0], cor[0].Y[0], m)
+			if m, _ := wantInterval(beta, figYs[0], 1e-6); !scalar.EqualWithinAbsOrRel(cor[0].Y[0], m, 1e-12, 1e-12) {
+				t.Errorf("bound panel %d β = %g: Corollary 1 at Y = %d is %g, want the mean over seeds %g", pi, beta, figYs[0], cor[0].Y[0], m)
 			}
 			var b float64
-			for _, y := range testYs {
+			for _, y := range figYs {
 				m, _ := wantInterval(beta, y, 1)
 				b = max(b, math.Sqrt(float64(y))*m)
 			}
@@ -277,7 +277,7 @@ func TestFigureBarsAndFits(t *testing.T) {
 
 func TestSeriesSlope(t *testing.T) {
 	t.Parallel()
-	rows := testGridRows([]string{experiment.MetricEnergy}, testYs, []int{500})
+	rows := figGridRows([]string{experiment.MetricEnergy}, figYs, []int{500})
 	y := func(r experiment.Row) float64 { return float64(r.Y) }
 	keep := func(beta float64, seeds ...uint64) func(experiment.Row) bool {
 		return func(r experiment.Row) bool {
@@ -298,8 +298,8 @@ func TestSeriesSlope(t *testing.T) {
 		want metrics.Interval
 		fit  bool
 	}{
-		{"steep, 3 seeds", keep(10, testSeeds...), slopes(testSteepDev, -0.5), true},
-		{"flat, 3 seeds", keep(50, testSeeds...), slopes(testFlatDev, 0), false},
+		{"steep, 3 seeds", keep(10, figSeeds...), slopes(figSteepDev, -0.5), true},
+		{"flat, 3 seeds", keep(50, figSeeds...), slopes(figFlatDev, 0), false},
 		// One seed, noise-free Y^−0.49: the regression's interval has no
 		// width.
 		{"steep, 1 seed", keep(10, 0), metrics.Interval{Mean: -0.49, Lo: -0.49, Hi: -0.49, N: 4}, true},
@@ -329,15 +329,15 @@ func TestSeriesSlope(t *testing.T) {
 // Y before taking the largest over β.
 func TestGuessBaseline(t *testing.T) {
 	t.Parallel()
-	rows := testGridRows([]string{experiment.MetricEnergy}, testYs, []int{500})
+	rows := figGridRows([]string{experiment.MetricEnergy}, figYs, []int{500})
 	want := 0.0
 	for _, b := range []float64{10, 50} {
 		var s float64
-		for _, y := range testYs {
+		for _, y := range figYs {
 			m, _ := wantInterval(b, y, 10)
 			s += m
 		}
-		want = max(want, s/float64(len(testYs)))
+		want = max(want, s/float64(len(figYs)))
 	}
 	got, ok := GuessBaseline(rows, 30, experiment.MetricEnergy)
 	if !ok || !scalar.EqualWithinAbsOrRel(got, want, 1e-12, 1e-12) {
