@@ -254,6 +254,7 @@ func dByQueries(rows []experiment.Row, g gridLayout) *plots.Figure {
 		labelled[s] = true
 		return s
 	}
+	xticks := values(sel, g.x) // as the paper's, at the measured values
 	for di, d := range ds {
 		h, hok := plots.HLine{}, false
 		if g.baseline != nil {
@@ -261,7 +262,7 @@ func dByQueries(rows []experiment.Row, g gridLayout) *plots.Figure {
 		}
 		for _, set := range sets {
 			p := plots.Panel{Title: fmt.Sprintf("%s, D = %d", set, d), XLabel: g.xLabel, YLabel: metricTitles[g.metric],
-				LogY: g.logY, YInclude: g.yInclude}
+				LogY: g.logY, YInclude: g.yInclude, XTicks: xticks}
 			if g.shareRows {
 				p.YGroup = di
 			}
@@ -409,7 +410,7 @@ func BasisFigures(rows []experiment.Row) map[string]*plots.Figure {
 		for _, b := range betas {
 			for _, c := range cols {
 				p := plots.Panel{Title: fmt.Sprintf("%s, %s patterns, β = %g", c.m, c.set, b), XLabel: "Y",
-					YLabel: metricTitles[c.m], LogY: true}
+					YLabel: metricTitles[c.m], LogY: true, XTicks: values(sel, func(r experiment.Row) float64 { return float64(r.Y) })}
 				if c.m == experiment.MetricGradient {
 					p.YGroup = 1
 				}

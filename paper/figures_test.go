@@ -135,6 +135,9 @@ func TestFigureLayout(t *testing.T) {
 				t.Errorf("%s: panel %d %q (log %v, %v; x %q; group %d), want %q (log false, %v; x %q; group %d)",
 					tc.name, i, p.Title, p.LogX, p.LogY, p.XLabel, p.YGroup, tc.titles[i], tc.logY, tc.xLabel, tc.yGroups[i])
 			}
+			if want := seriesOf(p, 0, plain); len(want) == 1 && !slices.Equal(p.XTicks, want[0].X) {
+				t.Errorf("%s: panel %d ticks %v, want the measured %v", tc.name, i, p.XTicks, want[0].X)
+			}
 			if len(seriesOf(p, 0, plain)) != 1 || len(seriesOf(p, 1, plain)) != 1 {
 				t.Errorf("%s: panel %d has not one line for each β", tc.name, i)
 			}

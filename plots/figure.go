@@ -76,6 +76,10 @@ type Panel struct {
 	// for a Hamming error; values that cannot be drawn on the axis are
 	// ignored.
 	YInclude []float64
+	// XTicks, if not empty, marks a linear X axis at these values (the
+	// measured Y or K, as the paper marks its axes), labelled briefly
+	// (40k) where the labels fit; it is ignored on a log axis.
+	XTicks []float64
 	// YGroup picks the panels a Figure with ShareY shares the Y range
 	// with: those of the same YGroup (for example a row each, or one for
 	// the energies and one for the gradients). The zero value puts every
@@ -91,7 +95,7 @@ type Panel struct {
 func (p *Panel) isZero() bool {
 	return p.Title == "" && p.XLabel == "" && p.YLabel == "" && !p.LogX && !p.LogY &&
 		len(p.Series) == 0 && len(p.HLines) == 0 && len(p.Bands) == 0 && p.Note == "" &&
-		len(p.YInclude) == 0 && p.YGroup == 0
+		len(p.YInclude) == 0 && p.YGroup == 0 && len(p.XTicks) == 0
 }
 
 // Default sizes of a Figure.

@@ -198,3 +198,42 @@ func TestAligned(t *testing.T) {
 		}
 	}
 }
+
+func TestValueTicks(t *testing.T) {
+	for _, tc := range []struct {
+		v    float64
+		want string
+	}{
+		{5000, "5k"}, {40000, "40k"}, {120000, "120k"}, {2500, "2.5k"}, {2e6, "2M"}, {1.5e6, "1.5M"},
+		{650, "650"}, {1000, "1k"}, {0.25, "0.25"}, {12345, "12345"}, {1.234567, "1.235"}, {-3000, "-3k"},
+	} {
+		if got := compactLabel(tc.v); got != tc.want {
+			t.Errorf("compactLabel(%g) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+
+	// The paper's nine Y on a 170-point axis: 40k apart is 13.7 points,
+	// less than a label and the gap, so every other one of the close
+	// values is labelled, counting down from the largest; all get ticks.
+	ys := []float64{5000, 40000, 80000, 120000, 160000, 200000, 300000, 400000, 500000}
+	tk := valueTicker{values: ys, style: textStyle(tickLabelSize, false), length: 170}
+	var labels []string
+	ticks := tk.Ticks(5000, 500000)
+	for _, x := range ticks {
+		if x.Label != "" {
+			labels = append(labels, x.Label)
+		}
+	}
+	if len(ticks) != len(ys) || strings.Join(labels, " ") != "40k 120k 200k 300k 400k 500k" {
+		t.Errorf("%d ticks labelled %q, want 9 labelled 40k 120k 200k 300k 400k 500k", len(ticks), labels)
+	}
+	// A long axis labels them all; values outside the range are left out.
+	tk.length = 2000
+	if ticks := tk.Ticks(30000, 500000); len(ticks) != 8 || ticks[0].Label != "40k" {
+		t.Errorf("long axis: %v, want 8 labelled ticks from 40k", ticks)
+	}
+	// No value in range: gonum's default ticks.
+	if ticks := tk.Ticks(1, 2); len(ticks) == 0 {
+		t.Error("no ticks without values in the range")
+	}
+}

@@ -296,6 +296,9 @@ func buildPanel(d *panelData, pw, ph vg.Length, reserveNote bool) *panelPlot {
 	yLen := max(ph-95, 30)
 	setAxis(&pl.X, p.XLabel, p.LogX, xLen, false)
 	setAxis(&pl.Y, p.YLabel, p.LogY, yLen, true)
+	if len(p.XTicks) > 0 && !p.LogX {
+		pl.X.Tick.Marker = valueTicker{values: p.XTicks, style: pl.X.Tick.Label, length: xLen}
+	}
 
 	grid := plotter.NewGrid()
 	grid.Vertical = draw.LineStyle{Color: gridLineColor, Width: vg.Points(0.5)}
@@ -365,6 +368,10 @@ func setAxis(a *plot.Axis, label string, log bool, length vg.Length, vertical bo
 func fitTickers(p *plot.Plot, dc draw.Canvas) {
 	const margin = 0.95
 	if t, ok := p.X.Tick.Marker.(logTicker); ok {
+		t.length = max(margin*(dc.Max.X-dc.Min.X), 1)
+		p.X.Tick.Marker = t
+	}
+	if t, ok := p.X.Tick.Marker.(valueTicker); ok {
 		t.length = max(margin*(dc.Max.X-dc.Min.X), 1)
 		p.X.Tick.Marker = t
 	}
