@@ -2,7 +2,6 @@ package paper
 
 import (
 	"github.com/drdam/drdam/experiment"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -161,41 +160,4 @@ func TestObservationRetrieval(t *testing.T) {
 		return experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates, nil)
 	})
 	requireVerdict(t, ObserveRetrieval(rows), Holds)
-}
-
-// TestFigures checks the figures' shape and the floor of zero Hamming
-// errors: a panel per (query set, D), a line per β, and a zero mean drawn
-// at 1/(2·queries·D) with a note.
-func TestFigures(t *testing.T) {
-	var rows []experiment.Row
-	for _, d := range []int{30, 100} {
-		for _, b := range []float64{10, 50} {
-			for _, y := range []int{100, 1000} {
-				for _, q := range experiment.QuerySets {
-					m := 0.1
-					if q == experiment.At && b == 50 {
-						m = 0
-					}
-					rows = append(rows, experiment.Row{D: d, K: 20, Y: y, Beta: b, Basis: "sincos", Projection: "gaussian", Queries: q, Metric: experiment.MetricHamming, Mean: m, Count: 20})
-				}
-			}
-		}
-	}
-	f := RetrievalFigure(rows)
-	if f.Rows != 3 || f.Cols != 2 || len(f.Panels) != 6 {
-		t.Fatalf("figure %d×%d with %d panels, want 3×2", f.Rows, f.Cols, len(f.Panels))
-	}
-	at30 := f.Panels[0]
-	if len(at30.Series) != 2 || at30.Note == "" {
-		t.Fatalf("panel at, D = 30: %d series, note %q", len(at30.Series), at30.Note)
-	}
-	if got, want := at30.Series[1].Y[0], 0.5/(20*30); got != want {
-		t.Errorf("zero drawn at %v, want %v", got, want)
-	}
-	if f.Panels[3].Note != "" && f.Panels[2].Note != "" {
-		t.Errorf("near panels have notes")
-	}
-	if err := f.Save(filepath.Join(t.TempDir(), "f.png")); err != nil {
-		t.Error(err)
-	}
 }
