@@ -168,7 +168,9 @@ func (r *GridRun) Run(progress Progress) (*Result, error) {
 	if err := writeJSON(cfgPath, s); err != nil {
 		return nil, err
 	}
-	res := &Result{Exp: r.Exp, Spec: &s, Dir: r.Dir, Rows: rows, Elapsed: elapsed}
+	// The run time reported is that of all the runs that made the points,
+	// as config.json's Elapsed.
+	res := &Result{Exp: r.Exp, Spec: &s, Dir: r.Dir, Rows: rows, Elapsed: r.before + elapsed}
 	if err := finishGrid(res); err != nil {
 		return nil, err
 	}
