@@ -80,6 +80,7 @@ var registry = []*Experiment{
 	energyError, errorVsK, basisAblation, retrievalError,
 	fig1, fig2, fig4b,
 	projections,
+	breakEven,
 }
 
 // All returns every experiment of the registry, in the order drdam
