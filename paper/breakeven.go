@@ -222,8 +222,8 @@ func breakEvenGroups(rows []experiment.Row) (ds []int, kinds []string) {
 }
 
 // log10Interval gives the geometric mean of positive xs and its 95%
-// interval (that of the mean of log10 x), e.g. "1.2·10⁴ [0.9·10⁴,
-// 1.6·10⁴]".
+// interval (that of the mean of log10 x), e.g. "1.2e+04 [9e+03,
+// 1.6e+04]".
 func log10Interval(xs []float64) string {
 	var ls []float64
 	for _, x := range xs {
@@ -253,7 +253,7 @@ func ObserveBreakEven(rows []experiment.Row) Finding {
 	ds, kinds := breakEvenGroups(rows)
 	m := len(ds) * len(kinds)
 	var vs []string
-	table := []string{"| D | DrDAM | Y | DrDAM s/step | DrDAM memory | MrDAM s/step at K_max | break-even K [95%] | MrDAM memory at the break-even K |",
+	table := []string{"| D | DrDAM | Y | DrDAM s/step [95%] | DrDAM memory | MrDAM s/step at K_max [95%] | break-even K [95%] | MrDAM memory at the break-even K |",
 		"|---|---|---|---|---|---|---|---|"}
 	for _, d := range ds {
 		for _, kind := range kinds {
@@ -282,7 +282,8 @@ func ObserveBreakEven(rows []experiment.Row) Finding {
 	f.Verdict = combine(vs...)
 	f.Details = append(f.Details, seedNote(rows),
 		fmt.Sprintf("the break-even K per D and DrDAM kind (MrDAM's time fitted as c·K on its timings at K ≥ %d; geometric mean over seeds, "+
-			"95%% interval; a K beyond the largest timed is an extrapolation; one query per step; memory by dam.EstimateFootprint):\n\n%s",
+			"95%% interval; a K beyond the largest timed is an extrapolation; one query per step, each timing the fastest of at least 5 "+
+			"repetitions; memory by dam.EstimateFootprint):\n\n%s",
 			breakEvenFitK, strings.Join(table, "\n")))
 	return f
 }
@@ -303,16 +304,18 @@ func breakEvenTableRow(rows []experiment.Row, d int, kind string, ks []float64) 
 			y = r.Y
 		}
 	}
-	cell := func(s experiment.Summary, ok bool, format string) string {
-		if !ok {
-			return "—"
-		}
-		if s.Seeds < 2 {
-			return fmt.Sprintf(format, s.Mean)
-		}
-		return fmt.Sprintf(format+" [%.3g, %.3g]", s.Mean, s.Lo, s.Hi)
+	// Times are positive and spread by factors: their geometric means
+	// over seeds, with intervals on the log scale.
+	times := func(proj string, k int) string {
+		return log10Interval(perSeed(rows, func(rs []experiment.Row) float64 {
+			for _, r := range rs {
+				if r.D == d && r.Projection == proj && r.Metric == experiment.MetricSeconds && r.K == k {
+					return r.Mean
+				}
+			}
+			return math.NaN()
+		}))
 	}
-	drT, okT := sum(kind, experiment.MetricSeconds, 0)
 	drB, okB := sum(kind, experiment.MetricBytes, 0)
 	maxK := 0
 	for _, r := range rows {
@@ -320,7 +323,6 @@ func breakEvenTableRow(rows []experiment.Row, d int, kind string, ks []float64) 
 			maxK = max(maxK, r.K)
 		}
 	}
-	mrT, okM := sum(experiment.MrDAMProjection, experiment.MetricSeconds, maxK)
 	mem := "—"
 	if k := geoMean(ks); !math.IsNaN(k) {
 		// MrDAM's footprint is linear in K: scale the one at maxK.
@@ -332,8 +334,8 @@ func breakEvenTableRow(rows []experiment.Row, d int, kind string, ks []float64) 
 	if okB {
 		bytes = dam.Bytes(drB.Mean)
 	}
-	return fmt.Sprintf("| %d | %s | %d | %s | %s | %s | %s | %s |", d, kind, y, cell(drT, okT, "%.3g"), bytes,
-		cell(mrT, okM, "%.3g")+fmt.Sprintf(" (K = %d)", maxK), log10Interval(ks), mem)
+	return fmt.Sprintf("| %d | %s | %d | %s | %s | %s (K = %d) | %s | %s |", d, kind, y, times(kind, 0), bytes,
+		times(experiment.MrDAMProjection, maxK), maxK, log10Interval(ks), mem)
 }
 
 // breakEvenRecallMax is the largest excess of DrDAM's recall error over
