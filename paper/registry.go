@@ -81,6 +81,7 @@ var registry = []*Experiment{
 	theorem1,
 	fig1, fig2, fig4b,
 	projections,
+	breakEven,
 }
 
 // All returns every experiment of the registry, in the order drdam
