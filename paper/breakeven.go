@@ -84,6 +84,11 @@ list of DrDAM's kinds here.`,
 		}
 		return s
 	},
+	FlagNotes: map[string]string{
+		"precision":  "compute precision of both models, MrDAM and DrDAM alike (timed in it)",
+		"queries":    "near queries whose descents measure retrieval (0: no retrieval measured)",
+		"projection": "comma-separated DrDAM projections timed against MrDAM: gaussian, orthogonal, structured",
+	},
 	Plan: func(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
 		g, err := s.breakEvenGrid(prec)
 		if err != nil {

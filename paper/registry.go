@@ -54,7 +54,10 @@ type Experiment struct {
 	// Figures draws the rows, by file base name; Observe checks the
 	// paper's claims against them. EstimateNote qualifies the estimated
 	// run time.
-	Spec         func(scale string) Spec
+	Spec func(scale string) Spec
+	// FlagNotes replaces the generic help of a grid flag (by flag name,
+	// without dashes) where the experiment reads the flag its own way.
+	FlagNotes    map[string]string
 	Plan         func(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error)
 	Figures      func(rows []experiment.Row) map[string]*plots.Figure
 	Observe      func(rows []experiment.Row) []Finding

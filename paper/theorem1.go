@@ -57,7 +57,8 @@ Corollary 1 as written (corollary1-envelope).`,
 		}
 		return s
 	},
-	Plan: theorem1Plan,
+	FlagNotes: map[string]string{"basis": "feature basis: sincos (the bound's C₁ is measured for SinCos features only)"},
+	Plan:      theorem1Plan,
 	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
 		return Theorem1Figures(rows)
 	},
