@@ -526,6 +526,7 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 	opt := dam.RecallOptions{Step: r.Step, MaxSteps: r.MaxSteps, Tol: r.Tol}
 	h := make([][3][]float64, len(keys))  // h[key][set]: Δ_H of each query, seed after seed
 	st := make([][3][]float64, len(keys)) // 1 where DrDAM's descent stalled at the clip floor
+	mv := make([][3][]float64, len(keys)) // Δ_H of the queries whose descent did not stall
 	for rr := range ns {
 		seed := a.seed + uint64(rr)
 		sp := &sharedProjection{cfg: drdamConfig(a.kind, g.Basis, seed, keys[0].Y, d, g.Precision)}
@@ -549,10 +550,13 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 			for s := range 3 {
 				for q := range nq {
 					i := (s*nq + q) * d
-					h[ki][s] = append(h[ki][s], metrics.Hamming(ref[i:i+d], res.X[i:i+d]))
+					dh := metrics.Hamming(ref[i:i+d], res.X[i:i+d])
+					h[ki][s] = append(h[ki][s], dh)
 					stalled := 0.0
 					if res.Outcome[s*nq+q] == dam.Stalled {
 						stalled = 1
+					} else {
+						mv[ki][s] = append(mv[ki][s], dh)
 					}
 					st[ki][s] = append(st[ki][s], stalled)
 				}
@@ -562,7 +566,10 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 	var rows []Row
 	for ki, key := range keys {
 		for s, set := range QuerySets {
-			rows = append(rows, summarize(key, set, MetricHamming, h[ki][s], ns), summarize(key, set, MetricStalled, st[ki][s], ns))
+			// The moved queries are fewer than nq·ns and not in equal
+			// groups per projection seed: their s.e. is across queries.
+			rows = append(rows, summarize(key, set, MetricHamming, h[ki][s], ns), summarize(key, set, MetricStalled, st[ki][s], ns),
+				summarize(key, set, MetricHammingMoved, mv[ki][s], 1))
 		}
 		ref := bd.fixed[key.Beta]
 		mr := make([]float64, nq)

@@ -17,6 +17,10 @@
 //     projections (drdam experiment projections).
 //   - RetrievalPlan: retrieval-error (Fig. 4A, §4.2): the normalized
 //     Hamming error between the binarized fixed points of DrDAM and MrDAM.
+//   - DivergencePlan: theorem1: Theorem 1 (eq. div-ub) measured as
+//     stated, the divergence of L steps of plain descent of MrDAM and
+//     DrDAM from the same queries, at Corollary 1's step and at a given
+//     one, against the bound per query.
 //   - BasisPlan: basis-ablation (Fig. 6): the bases (and the projections)
 //     on a data set scaled into [0, 1/√D]^D, such as the UCI Letter data of
 //     package datasets.

@@ -132,8 +132,8 @@ func TestRetrievalPlan(t *testing.T) {
 	g := BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: 5}
 	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, DefaultRates, nil)
 	rows := runPlan(t, p, err)
-	if len(rows) != 7 {
-		t.Fatalf("%d rows, want 7 (Δ_H and stalled for 3 sets, and MrDAM's own recall)", len(rows))
+	if len(rows) != 10 {
+		t.Fatalf("%d rows, want 10 (Δ_H, stalled and Δ_H of the moved for 3 sets, and MrDAM's own recall)", len(rows))
 	}
 	get := func(q QuerySet, m string) Row {
 		r, ok := Find(rows, rows[0].Key(), q, m)
@@ -152,6 +152,10 @@ func TestRetrievalPlan(t *testing.T) {
 	// with a noise of about √(K/2Y) ≈ 0.02: far above ε = 1e-5.
 	if st := get(At, MetricStalled); st.Mean != 0 || st.Count != 20 {
 		t.Errorf("stalled at the stored patterns: %v of %d, want none of 20", st.Mean, st.Count)
+	}
+	// No query stalled at the stored patterns, so the moved ones are all.
+	if mv := get(At, MetricHammingMoved); mv.Mean != 0 || mv.Count != 20 {
+		t.Errorf("Δ_H of the moved at the stored patterns: %v over %d, want 0 over 20", mv.Mean, mv.Count)
 	}
 	if mr := get(At, MetricMrRecall); mr.Mean != 0 {
 		t.Errorf("MrDAM's fixed points from the stored patterns differ from them: %v", mr)

@@ -28,6 +28,9 @@ const (
 	// at the clip floor ε (dam.Stalled): their fixed points are where the
 	// queries started, not retrievals.
 	MetricStalled = "stalled"
+	// MetricHammingMoved is Δ_H over the queries whose DrDAM descent did
+	// not stall: the retrievals proper (NaN if every descent stalled).
+	MetricHammingMoved = "hamming_moved"
 )
 
 // QuerySet names where queries start: at the stored patterns, near them,

@@ -83,3 +83,31 @@ func Corollary1Bound(p BoundParams, c2 float64) (float64, error) {
 	}
 	return p.C1 * c2 * math.Exp(p.Beta*(p.E0-0.5)) / (p.Beta * (1 - c2)) * math.Sqrt(float64(p.D)/float64(p.Y)), nil
 }
+
+// LogTheorem1Bound returns the natural logarithm of Theorem1Bound's value,
+// computed in the log domain so that it stays finite where the bound
+// itself overflows (a step with ηLB > 1 over many steps, or large β):
+//
+//	log(2ηL·C1·K·√(D/Y)) + β·E0 + log((1 − r^L)/(1 − r)),  r = ηLB,
+//
+// with the last term log L at r = 1.
+func LogTheorem1Bound(p BoundParams, eta float64, l int) (float64, error) {
+	if err := p.check(); err != nil {
+		return 0, err
+	}
+	if !(eta > 0) || l <= 0 {
+		return 0, fmt.Errorf("step η = %v and L = %d must be positive", eta, l)
+	}
+	fl := float64(l)
+	r := eta * fl * p.lipschitz()
+	var lg float64 // log Σ_{t<L} r^t
+	switch {
+	case r == 1:
+		lg = math.Log(fl)
+	case r > 1: // (r^L − 1)/(r − 1) = r^L·(1 − r^{−L})/(r − 1)
+		lg = fl*math.Log(r) + math.Log1p(-math.Pow(r, -fl)) - math.Log(r-1)
+	default:
+		lg = math.Log1p(-math.Pow(r, fl)) - math.Log1p(-r)
+	}
+	return math.Log(2*eta*fl*p.C1*float64(p.K)) + p.Beta*p.E0 + 0.5*math.Log(float64(p.D)/float64(p.Y)) + lg, nil
+}

@@ -141,3 +141,34 @@ func TestMedian(t *testing.T) {
 		t.Errorf("Median(nil) = %v, want NaN", got)
 	}
 }
+
+// TestLogTheorem1Bound checks the log-domain bound against the log of
+// Theorem1Bound where that is finite (r = ηLB below, at and above 1), and
+// that it stays finite where Theorem1Bound overflows. The tolerance is a
+// few ulps of the logarithm (|log| ≤ ~700 here).
+func TestLogTheorem1Bound(t *testing.T) {
+	p := BoundParams{C1: 0.4, K: 500, D: 30, Y: 5000, Beta: 30, E0: 0.1}
+	b := p.lipschitz()
+	for _, c := range []struct {
+		eta float64
+		l   int
+	}{{0.5 / (10 * b), 10}, {1 / (10 * b), 10}, {2 / (10 * b), 10}, {0.03, 10}, {1e-3, 1}, {0.03, 3}} {
+		lin, err := Theorem1Bound(p, c.eta, c.l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lg, err := LogTheorem1Bound(p, c.eta, c.l)
+		if err != nil || math.Abs(lg-math.Log(lin)) > 1e-12*math.Max(1, math.Abs(lg)) {
+			t.Errorf("η = %g, L = %d: LogTheorem1Bound = %v, %v; log Theorem1Bound = %v", c.eta, c.l, lg, err, math.Log(lin))
+		}
+	}
+	// η = 0.03, L = 100: (ηLB)^L overflows; the log does not.
+	lin, _ := Theorem1Bound(p, 0.03, 100)
+	lg, err := LogTheorem1Bound(p, 0.03, 100)
+	if !math.IsInf(lin, 1) || err != nil || math.IsInf(lg, 0) || math.IsNaN(lg) || lg < 709 {
+		t.Errorf("L = 100: Theorem1Bound = %v, LogTheorem1Bound = %v, %v; want +Inf and a finite log above 709", lin, lg, err)
+	}
+	if _, err := LogTheorem1Bound(p, 0, 10); err == nil {
+		t.Error("η = 0 accepted")
+	}
+}

@@ -10,7 +10,7 @@
 // by its Kind:
 //
 //   - KindGrid (energy-error, error-vs-k, basis-ablation, retrieval-error:
-//     Fig. 3, 5, 6 and 4A): a Spec (the grid at a scale, "quick" or
+//     Fig. 3, 5, 6 and 4A; theorem1: Theorem 1 and Corollary 1): a Spec (the grid at a scale, "quick" or
 //     "paper") becomes a plan of package experiment; PrepareGrid resumes
 //     what an earlier run into the same directory measured, GridRun.Run
 //     measures the rest and writes points.csv, config.json, the figures

@@ -19,10 +19,21 @@ gradients ‖∇E − ∇Ê‖ against MrDAM's, for K unique random binary patte
 their bits flipped (near), and fresh random patterns (far), over the grid
 D × β × Y; plus the paper's "random guess" (MrDAM at the stored patterns
 against DrDAM at independent random queries), the horizontal line of the
-figure; fitted b/√Y curves; and, for SinCos, the bound of Corollary 1
-with C₁ measured on the projection and C₂ = ½ (fig3-bound).`,
+figure; fitted b/√Y curves where a series falls significantly; and, for
+SinCos, the bound of Corollary 1 as written, with C₁ measured on the
+projection and C₂ = ½, beside the envelope max(√Y·err)/√Y that the paper's
+code fits to the data and draws as its bound curves (fig3-bound). With
+--seeds N (3 at the quick scale) every point is measured on N independent
+replicates: the figures show means with 95% intervals and the findings
+test each claim across them.`,
 	Context: "The paper (Fig. 3) measures D ∈ {30, 100, 1000}, β ∈ {10, 30, 40, 50} and nine Y from 5·10³ to 5·10⁵ " +
 		"(the reference code's QUANT1b configuration); the quick grid keeps every D and β and three Y up to 8·10⁴.",
+	Deviations: []string{
+		"The quick grid has 3 Y (5·10³, 2·10⁴, 8·10⁴) where the paper has 9 from 5·10³ to 5·10⁵ (2·10⁴ is not among them), so each exponent over Y is fitted on 3 points; `--scale paper` runs the paper's grid.",
+		"Verdicts are decided across independent replicates (3 seeds at the quick scale, 5 at the paper's; each draws new patterns, queries and projections) by the rule stated in the report, and the figures show means with 95% intervals; the paper states its observations from single figures, without a test.",
+		"Obs. 3 is judged on the median error over queries where the paper's figures show means: far from the memories the mean gradient error is ruled by rare queries near the clip floor of φ·T, and its exponent over Y swung from −0.9 to +2.4 across 16 seeds (D = 256, β = 50); the mean's exponent is reported beside.",
+		"Corollary 1 is evaluated as written (C₂ = ½, C₁ measured on the projection, E₀ each query's energy) and lies 10⁵–10¹³ below the measured gradient errors; the paper's curves are the envelope max(√Y·err)/√Y its code fits to the data, which `fig3-bound` draws beside the bound. The theorem1 experiment measures what Theorem 1 bounds: the divergence of L descent steps.",
+	},
 	Reproduce: true,
 	Spec: func(scale string) Spec {
 		s := binarySpec("energy-error", scale)
@@ -37,7 +48,7 @@ with C₁ measured on the projection and C₂ = ½ (fig3-bound).`,
 		return figureSet("fig3-", EnergyFigures(rows))
 	},
 	Observe: func(rows []experiment.Row) []Finding {
-		return []Finding{ObserveNearFar(rows), ObserveBeta(rows), ObserveSaturation(rows), ObserveBound(rows)}
+		return []Finding{ObserveNearFar(rows), ObserveBeta(rows), ObserveBetaFactors(rows), ObserveSaturation(rows), ObserveRandom(rows), ObserveBound(rows)}
 	},
 }
 

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/experiment"
 	"github.com/drdam/drdam/plots"
 )
@@ -58,20 +59,43 @@ func PrepareGrid(x *Experiment, s Spec, dir string, fresh, estimateOnly bool) (*
 	for _, row := range r.rows {
 		done[row.Key()] = true
 	}
-	isDone := func(k experiment.Key) bool { return done[k] }
+	if s.Seeds < 0 {
+		return nil, specErrorf("--seeds %d: want at least 1", s.Seeds)
+	}
+	r.Spec.Seeds = len(s.seedList())
 	// A plan made with the default rates checks s before the calibration's
 	// second is spent.
-	if _, err := x.Plan(s, prec, experiment.DefaultRates, isDone); err != nil {
+	if _, err := r.replicates(prec, experiment.DefaultRates, done); err != nil {
 		return nil, err
 	}
 	rates, err := experiment.Calibrate(prec)
 	if err != nil {
 		return nil, err
 	}
-	if r.Plan, err = x.Plan(s, prec, rates, isDone); err != nil {
+	if r.Plan, err = r.replicates(prec, rates, done); err != nil {
 		return nil, err
 	}
 	return r, nil
+}
+
+// replicates returns the plan of every replicate of r.Spec, one after the
+// other: the experiment's plan made with each seed of the spec, its keys
+// and rows marked with that seed, leaving out what done holds.
+func (r *GridRun) replicates(prec dam.Precision, rates experiment.Rates, done map[experiment.Key]bool) (*experiment.Plan, error) {
+	var plans []*experiment.Plan
+	for _, seed := range r.Spec.seedList() {
+		s := r.Spec
+		s.Seed = seed
+		p, err := r.Exp.Plan(s, prec, rates, func(k experiment.Key) bool {
+			k.Seed = seed
+			return done[k]
+		})
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p.WithSeed(seed))
+	}
+	return experiment.Concat(r.Exp.Name, plans...), nil
 }
 
 // resume reads the configuration and points of an earlier run in r.Dir.
@@ -144,7 +168,9 @@ func (r *GridRun) Run(progress Progress) (*Result, error) {
 	if err := writeJSON(cfgPath, s); err != nil {
 		return nil, err
 	}
-	res := &Result{Exp: r.Exp, Spec: &s, Dir: r.Dir, Rows: rows, Elapsed: elapsed}
+	// The run time reported is that of all the runs that made the points,
+	// as config.json's Elapsed.
+	res := &Result{Exp: r.Exp, Spec: &s, Dir: r.Dir, Rows: rows, Elapsed: r.before + elapsed}
 	if err := finishGrid(res); err != nil {
 		return nil, err
 	}
@@ -170,7 +196,9 @@ func finishGrid(res *Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s (%s): findings\n\n", x.Name, x.Figure)
 	fmt.Fprintf(&b, "drdam %s, %s scale, %d points; configuration in `config.json`, points in `points.csv`.\n\n", res.Spec.Version, res.Spec.Scale, len(res.Rows))
+	fmt.Fprintf(&b, "%s\n\n", StatRule)
 	writeFindings(&b, res.Findings)
+	writeDeviations(&b, x)
 	for _, n := range names {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", n, n)
 	}

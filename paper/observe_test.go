@@ -2,7 +2,6 @@ package paper
 
 import (
 	"github.com/drdam/drdam/experiment"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +9,23 @@ import (
 	"github.com/drdam/drdam/datasets"
 	"github.com/drdam/drdam/features"
 )
+
+// runSeeds runs the plan that mk makes for each of n replicate seeds
+// (experiment.ReplicateSeed(1, i)), as PrepareGrid does, and returns the
+// rows of all of them.
+func runSeeds(t *testing.T, n int, mk func(seed uint64) (*experiment.Plan, error)) []experiment.Row {
+	t.Helper()
+	var plans []*experiment.Plan
+	for i := range n {
+		seed := experiment.ReplicateSeed(1, i)
+		p, err := mk(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plans = append(plans, p.WithSeed(seed))
+	}
+	return runPlan(t, experiment.Concat("test", plans...), nil)
+}
 
 // runPlan runs a plan and returns its rows.
 func runPlan(t *testing.T, p *experiment.Plan, err error) []experiment.Row {
@@ -37,79 +53,76 @@ func requireVerdict(t *testing.T, f Finding, want string) {
 
 // TestObservationsEnergy checks the direction of Obs. 1, 2 and 3 of §4.1
 // on a tiny grid (K = 100, D ∈ {32, 256}, β ∈ {10, 50}, Y ∈ {8000,
-// 32000}; about a second), with the same rules as the report. The sizes
-// are chosen where the effects are large against the sampling noise, and
-// the assertions held for each of 30 seeds tried (1–30), not only this one:
+// 32000}; about a second per seed), over 3 seeds with the report's rules.
+// The sizes are chosen where the effects are large against the sampling
+// noise; on one seed each, the effects held for each of 30 seeds tried
+// (1–30):
 //   - Obs. 1 at β = 50: a far query's kernel sum is ~K·e^{−β/4} ≈ 4·10⁻⁴
 //     against ≥ 1 at a stored pattern, while the noise of φ·T is the same
 //     (~√(K/Y)): far errors were 12–26× the at/near ones.
 //   - Obs. 2 for near and far queries: the kernel sum shrinks by orders of
-//     magnitude from β = 10 to 50; the errors grew 16–73× (median). experiment.At the
+//     magnitude from β = 10 to 50; the errors grew 16–73× (median). At the
 //     stored patterns the claim is not asserted: the kernel sum stays ≥ 1
-//     there, so the energy error (~noise/β) grows far less (the report
-//     gives the numbers).
+//     there, so the energy error (~noise/β) grows far less.
 //   - Obs. 3 (energy) at β = 50, D = 256: the far kernel sum (~10⁻⁹) is
 //     below the noise at any affordable Y, so the median energy error does
 //     not fall with Y (exponent −0.00 to −0.10 over the 30 seeds), while at
 //     the stored patterns the error falls as Y^−½ (−0.37 to −0.69). The far
 //     gradient is not asserted: its mean is ruled by rare queries near the
 //     clip floor (exponent −0.9 to +2.4 across seeds) and its median did
-//     fall (−0.3 to −0.9) at this D; the report shows what it does at the
-//     paper's D.
-func TestObservationsEnergy(t *testing.T) { observationsEnergy(t, 7) }
-
-func observationsEnergy(t *testing.T, seed uint64) {
-	g := experiment.BinaryGrid{Ds: []int{32, 256}, Ks: []int{100}, Betas: []float64{10, 50}, Ys: []int{8000, 32000}, Flip: 0.1, Seed: seed, Bound: true}
-	p, err := experiment.EnergyPlan(g, experiment.DefaultRates, nil)
-	rows := runPlan(t, p, err)
-	// Per configuration: 4 sets × 2 metrics, C₁, and 3 bounds.
-	if want := 2 * 1 * 2 * 2 * (4*2 + 1 + 3); len(rows) != want {
-		t.Fatalf("%d rows, want %d (D × K × β × Y × rows per configuration)", len(rows), want)
+//     fall (−0.3 to −0.9) at this D.
+func TestObservationsEnergy(t *testing.T) {
+	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
+		g := experiment.BinaryGrid{Ds: []int{32, 256}, Ks: []int{100}, Betas: []float64{10, 50}, Ys: []int{8000, 32000}, Flip: 0.1, Seed: seed, Bound: true}
+		return experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+	})
+	// Per seed and configuration: 4 sets × 2 metrics, C₁, and 3 bounds.
+	if want := 3 * 2 * 1 * 2 * 2 * (4*2 + 1 + 3); len(rows) != want {
+		t.Fatalf("%d rows, want %d (seeds × D × K × β × Y × rows per configuration)", len(rows), want)
 	}
-	beta50 := experiment.Select(rows, func(r experiment.Row) bool { return r.Beta == 50 })
-	requireVerdict(t, ObserveNearFar(beta50), Holds)
-	// The direction of Obs. 2 (the paper's factors are checked by the
-	// report, not here: they depend on D and Y).
-	if f := ObserveBeta(onlySets(rows, experiment.Near, experiment.Far)); !strings.Contains(f.Details[0], "in 8 of 8 comparisons") || !strings.Contains(f.Details[1], "in 8 of 8 comparisons") {
-		t.Errorf("Obs. 2: errors did not grow with β in every comparison:\n  %s", strings.Join(f.Details, "\n  "))
-	}
+	requireVerdict(t, ObserveNearFar(withBeta(rows, 50)), Holds)
+	requireVerdict(t, ObserveBeta(onlySets(rows, experiment.Near, experiment.Far)), Holds)
 	requireVerdict(t, ObserveSaturation(experiment.Select(rows, func(r experiment.Row) bool { return r.Metric == experiment.MetricEnergy })), Holds)
-	k := experiment.Key{D: 256, K: 100, Beta: 50, Basis: "sincos", Projection: "gaussian"}
-	for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
-		if p, _, _, ok := slopeOverY(rows, k, experiment.At, m); !ok || p > -0.3 {
-			t.Errorf("D=256 β=50 at %s: error ∝ Y^%.2f, want the random-feature rate (≤ −0.3)", m, p)
+	for _, seed := range experiment.Seeds(rows) {
+		k := experiment.Key{Seed: seed, D: 256, K: 100, Beta: 50, Basis: "sincos", Projection: "gaussian"}
+		for _, m := range errorMetrics {
+			if p, _, _, ok := slopeOverY(rows, k, experiment.At, m); !ok || p > -0.3 {
+				t.Errorf("seed %d, D=256 β=50 at %s: error ∝ Y^%.2f, want the random-feature rate (≤ −0.3)", seed, m, p)
+			}
 		}
 	}
 	// DrDAM at the stored patterns is far better than the random guess.
-	for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
-		gb, ok := GuessBaseline(rows, 256, m)
-		at, _ := experiment.Find(rows, experiment.Key{D: 256, K: 100, Y: 32000, Beta: 50, Basis: "sincos", Projection: "gaussian"}, experiment.At, m)
+	seed0 := experiment.Select(rows, func(r experiment.Row) bool { return r.Seed == 1 })
+	for _, m := range errorMetrics {
+		gb, ok := GuessBaseline(seed0, 256, m)
+		at, _ := experiment.Find(seed0, experiment.Key{Seed: 1, D: 256, K: 100, Y: 32000, Beta: 50, Basis: "sincos", Projection: "gaussian"}, experiment.At, m)
 		if !ok || !(at.Mean < gb/10) {
 			t.Errorf("%s: error at the stored patterns %.3g not below a tenth of the random guess %.3g", m, at.Mean, gb)
 		}
 	}
 }
 
-// TestObservationK checks the trend of Fig. 5 on a tiny grid: at fixed Y
-// = 2000 and β = 40, the errors at and near the stored patterns grow with
-// K ∈ {10, 40, 160} (D = 32). experiment.At β = 40 the kernel sum at a stored pattern
-// stays ≈ 1 while the noise of φ·T grows as √K, so the error grows ~4×
-// over the grid, far above the noise of 10–160 queries. (experiment.At small β the
-// kernel sum itself grows with K and the trend can reverse; the report
-// shows it.) The assertion held for each of the seeds 1–20.
+// TestObservationK checks the trend of Fig. 5 on a tiny grid over 3
+// seeds: at fixed Y = 2000 and β = 40, the errors at and near the stored
+// patterns grow with K ∈ {10, 40, 160} (D = 32). At β = 40 the kernel sum
+// at a stored pattern stays ≈ 1 while the noise of φ·T grows as √K, so the
+// error grows ~4× over the grid, far above the noise of 10–160 queries. (At
+// small β the kernel sum itself grows with K and the trend can reverse;
+// the report shows it.) The trend held for each of the seeds 1–20.
 func TestObservationK(t *testing.T) {
-	g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{10, 40, 160}, Betas: []float64{40}, Ys: []int{2000}, Flip: 0.1, Seed: 3}
-	p, err := experiment.EnergyPlan(g, experiment.DefaultRates, nil)
-	rows := runPlan(t, p, err)
+	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
+		g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{10, 40, 160}, Betas: []float64{40}, Ys: []int{2000}, Flip: 0.1, Seed: seed}
+		return experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+	})
 	requireVerdict(t, ObserveK(rows), Holds)
 }
 
 // TestObservationBases checks Fig. 6 on the embedded Letter data (100
-// stored, 50 new points, Y = 2000, β ∈ {10, 30}): the trigonometric bases
-// beat Exp and ExpExp. Their errors differ by 80× and more at these β on
-// the quick grid (the variance of the positive features grows as
-// e^{β‖x+y‖²}), so the comparison cannot flip by chance (it held for
-// each of the seeds 1–20).
+// stored, 50 new points, Y = 2000, β ∈ {10, 30}, 3 seeds): the
+// trigonometric bases beat Exp and ExpExp. Their errors differ by 80× and
+// more at these β on the quick grid (the variance of the positive features
+// grows as e^{β‖x+y‖²}), so the comparison cannot flip by chance (it held
+// for each of the seeds 1–20).
 func TestObservationBases(t *testing.T) {
 	m, _, err := datasets.Letter()
 	if err != nil {
@@ -124,60 +137,27 @@ func TestObservationBases(t *testing.T) {
 	if _, _, err := datasets.NormalizeUnitBox(x, x, d); err != nil {
 		t.Fatal(err)
 	}
-	g := experiment.BasisGrid{Data: x, D: d, Stored: 100, New: 50, Betas: []float64{10, 30}, Ys: []int{2000},
-		Bases:       []features.Basis{features.Cos, features.SinCos, features.Exp, features.ExpExp},
-		Projections: []features.ProjectionKind{features.Gaussian}, Seed: 1}
-	p, err := experiment.BasisPlan(g, experiment.DefaultRates, nil)
-	rows := runPlan(t, p, err)
-	if want := 4 * 2 * 2 * 2; len(rows) != want {
+	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
+		g := experiment.BasisGrid{Data: x, D: d, Stored: 100, New: 50, Betas: []float64{10, 30}, Ys: []int{2000},
+			Bases:       []features.Basis{features.Cos, features.SinCos, features.Exp, features.ExpExp},
+			Projections: []features.ProjectionKind{features.Gaussian}, Seed: seed}
+		return experiment.BasisPlan(g, experiment.DefaultRates, nil)
+	})
+	if want := 3 * 4 * 2 * 2 * 2; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
 	requireVerdict(t, ObserveBases(rows), Holds)
 }
 
 // TestObservationRetrieval checks Fig. 4A's claim on the tiny grid of
-// experiment's TestRetrievalPlan (D = 32, K = 20, β = 40, Y = 20000), where
-// DrDAM ends at MrDAM's fixed points from the stored patterns (Δ_H = 0)
-// and elsewhere from far queries (Δ_H > 0.1), for each of the seeds 1–20.
+// experiment's TestRetrievalPlan (D = 32, K = 20, β = 40, Y = 20000) over
+// 3 seeds, where DrDAM ends at MrDAM's fixed points from the stored
+// patterns (Δ_H = 0) and elsewhere from far queries (Δ_H > 0.1), for each
+// of the seeds 1–20.
 func TestObservationRetrieval(t *testing.T) {
-	g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: 5}
-	p, err := experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates, nil)
-	requireVerdict(t, ObserveRetrieval(runPlan(t, p, err)), Holds)
-}
-
-// TestFigures checks the figures' shape and the floor of zero Hamming
-// errors: a panel per (query set, D), a line per β, and a zero mean drawn
-// at 1/(2·queries·D) with a note.
-func TestFigures(t *testing.T) {
-	var rows []experiment.Row
-	for _, d := range []int{30, 100} {
-		for _, b := range []float64{10, 50} {
-			for _, y := range []int{100, 1000} {
-				for _, q := range experiment.QuerySets {
-					m := 0.1
-					if q == experiment.At && b == 50 {
-						m = 0
-					}
-					rows = append(rows, experiment.Row{D: d, K: 20, Y: y, Beta: b, Basis: "sincos", Projection: "gaussian", Queries: q, Metric: experiment.MetricHamming, Mean: m, Count: 20})
-				}
-			}
-		}
-	}
-	f := RetrievalFigure(rows)
-	if f.Rows != 3 || f.Cols != 2 || len(f.Panels) != 6 {
-		t.Fatalf("figure %d×%d with %d panels, want 3×2", f.Rows, f.Cols, len(f.Panels))
-	}
-	at30 := f.Panels[0]
-	if len(at30.Series) != 2 || at30.Note == "" {
-		t.Fatalf("panel at, D = 30: %d series, note %q", len(at30.Series), at30.Note)
-	}
-	if got, want := at30.Series[1].Y[0], 0.5/(20*30); got != want {
-		t.Errorf("zero drawn at %v, want %v", got, want)
-	}
-	if f.Panels[3].Note != "" && f.Panels[2].Note != "" {
-		t.Errorf("near panels have notes")
-	}
-	if err := f.Save(filepath.Join(t.TempDir(), "f.png")); err != nil {
-		t.Error(err)
-	}
+	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
+		g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: seed + 4}
+		return experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates, nil)
+	})
+	requireVerdict(t, ObserveRetrieval(rows), Holds)
 }

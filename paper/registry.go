@@ -49,13 +49,20 @@ type Experiment struct {
 	// Reproduce is set for the experiments that drdam reproduce runs and
 	// reports, in the order of the registry.
 	Reproduce bool
+	// Deviations lists, one Markdown line each, where the experiment
+	// differs from the paper or its reference code, with the measured
+	// effect; findings.md and the report print them.
+	Deviations []string
 
 	// Grid experiments. Spec returns the grid at a scale ("quick" or
 	// "paper"); Plan turns a Spec into the plan of what is not done;
 	// Figures draws the rows, by file base name; Observe checks the
 	// paper's claims against them. EstimateNote qualifies the estimated
 	// run time.
-	Spec         func(scale string) Spec
+	Spec func(scale string) Spec
+	// FlagNotes replaces the generic help of a grid flag (by flag name,
+	// without dashes) where the experiment reads the flag its own way.
+	FlagNotes    map[string]string
 	Plan         func(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error)
 	Figures      func(rows []experiment.Row) map[string]*plots.Figure
 	Observe      func(rows []experiment.Row) []Finding
@@ -81,8 +88,10 @@ type Experiment struct {
 // them. Adding an experiment is a file that defines it and a line here.
 var registry = []*Experiment{
 	energyError, errorVsK, basisAblation, retrievalError,
+	theorem1,
 	fig1, fig2, compression, fig4b,
 	projections,
+	breakEven,
 }
 
 // All returns every experiment of the registry, in the order drdam

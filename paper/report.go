@@ -38,6 +38,18 @@ func writeFindings(b *strings.Builder, fs []Finding) {
 	}
 }
 
+// writeDeviations lists where x differs from the paper, if anywhere.
+func writeDeviations(b *strings.Builder, x *Experiment) {
+	if len(x.Deviations) == 0 {
+		return
+	}
+	b.WriteString("### Deviations from the paper and its code\n\n")
+	for _, d := range x.Deviations {
+		fmt.Fprintf(b, "- %s\n", d)
+	}
+	b.WriteString("\n")
+}
+
 // Machine describes where a report was made.
 type Machine struct {
 	Host, OS, Arch, CPU string
@@ -53,8 +65,18 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 	var b strings.Builder
 	fmt.Fprintf(&b, "# drdam reproduce: the paper's quantitative results\n\n")
 	fmt.Fprintf(&b, "Hoover et al., *Dense Associative Memory Through the Lens of Random Features*, NeurIPS 2024.\n\n")
-	fmt.Fprintf(&b, "`drdam reproduce --scale %s` (drdam %s) on %s, %s/%s, %d cores (%s): **%s** in total.\n\n",
-		scale, version, m.Host, m.OS, m.Arch, m.Cores, m.CPU, FormatDuration(total))
+	var sum time.Duration
+	for _, r := range results {
+		sum += r.Elapsed
+	}
+	fmt.Fprintf(&b, "`drdam reproduce --scale %s` (drdam %s) on %s, %s/%s, %d cores (%s): **%s** in total.",
+		scale, version, m.Host, m.OS, m.Arch, m.Cores, m.CPU, FormatDuration(max(sum, total)))
+	if sum > total+time.Minute {
+		// Grid experiments resumed from earlier runs into the same
+		// directory: their run times are those of the runs that measured.
+		fmt.Fprintf(&b, " This run took %s; the rest is the run time of earlier runs into the same directories, whose points it resumed and redrew.", FormatDuration(total))
+	}
+	b.WriteString("\n\n")
 	b.WriteString("## Summary\n\n| experiment | observation | paper's claim | measured | run time |\n|---|---|---|---|---|\n")
 	images := 0
 	for _, r := range results {
@@ -65,7 +87,8 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 			images++
 		}
 	}
-	b.WriteString("\n\"Holds in part\" and \"does not hold\" mark where the measurements differ from the paper; the sections below say where, with the numbers.\n")
+	b.WriteString("\n## How the verdicts are decided\n\n" + StatRule + " The rule of each claim below names its groups, its statistic and its reference value, each fixed before the data were measured. " +
+		"\"Does not hold\" and \"inconclusive\" mark where the measurements do not confirm the paper; the sections below give the numbers, and list where each experiment departs from the paper and its code.\n")
 	if images == 0 {
 		b.WriteString("The image experiments (Fig. 1, 2 and 4B) were not run (no photos, or --only).\n")
 	}
@@ -75,17 +98,21 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 		if r.Exp.Kind == KindGrid {
 			s := r.Spec
 			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", name, r.Exp.Figure, r.Exp.Context)
-			fmt.Fprintf(&b, "Rerun: `drdam experiment %s --scale %s --out %s` (%s; %d points; grid D %v, K %v, β %v, Y %v).\n\n",
-				name, scale, r.Dir, FormatDuration(r.Elapsed), len(r.Rows), s.D, s.K, s.Beta, s.Y)
+			fmt.Fprintf(&b, "Rerun: `drdam experiment %s --scale %s --out %s` (%s; %d points; grid D %v, K %v, β %v, Y %v; %d seeds from %d).\n\n",
+				name, scale, r.Dir, FormatDuration(r.Elapsed), len(r.Rows), s.D, s.K, s.Beta, s.Y, s.Seeds, s.Seed)
 		} else {
 			fmt.Fprintf(&b, "## %s\n\n%s\n\nRerun: `drdam experiment %s --out %s` (%s).\n\n", name, r.Summary, name, r.Dir, FormatDuration(r.Elapsed))
 		}
 		writeFindings(&b, r.Findings)
 		for _, f := range r.Findings {
-			if f.Verdict != Holds {
-				fmt.Fprintf(&b, "**Differs from the paper (%s):** the claim %s here; see the numbers above.\n\n", f.Name, f.Verdict)
+			switch f.Verdict {
+			case DoesNotHold:
+				fmt.Fprintf(&b, "**Differs from the paper (%s):** the measurements contradict the claim; see the numbers above.\n\n", f.Name)
+			case Inconclusive:
+				fmt.Fprintf(&b, "**Not confirmed (%s):** the measurements neither confirm nor contradict the claim at 95%%; see the numbers above.\n\n", f.Name)
 			}
 		}
+		writeDeviations(&b, r.Exp)
 		for _, fig := range r.Figures {
 			if r.Exp.Kind == KindGrid {
 				base := strings.TrimSuffix(fig, ".png")

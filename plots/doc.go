@@ -26,8 +26,12 @@
 // note above the panel ("3 points ≤ 0 not shown") unless the Panel has its
 // own Note. Error bars whose lower end would fall at or below zero on a log
 // axis are cut at a tenth of the point's value. Figure.ShareX and
-// Figure.ShareY give all panels the same axis range, so that panels can be
-// compared by eye.
+// Figure.ShareY give all panels (for Y, all panels of one Panel.YGroup, e.g.
+// a row) the same axis range, so that panels can be compared by eye;
+// Panel.YInclude widens a range to fixed values (0 and ½ for a Hamming
+// error), and Panel.XTicks marks a linear axis at the measured values, as
+// the paper does, labelled briefly (5k, 20k, 80k). Figure.Caption adds a wrapped note below the grid, for what the
+// error bars are and when a fit is drawn.
 //
 // No input data makes the package panic: malformed figures (a wrong number
 // of panels, series whose X, Y and Err lengths disagree) are reported as

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -27,8 +28,10 @@ type Series struct {
 	Label string
 	// X and Y are the coordinates; they must have the same length.
 	X, Y []float64
-	// Err holds standard errors, drawn as capped bars from Y-Err to Y+Err.
-	// It is nil, or as long as Y. A NaN or infinite error draws no bar.
+	// Err holds the half-widths of the error bars (standard errors, or
+	// half the width of confidence intervals), drawn as capped bars from
+	// Y-Err to Y+Err. It is nil, or as long as Y. A NaN or infinite error
+	// draws no bar.
 	Err []float64
 	// Style is an index into the palette: the same Style has the same
 	// colour, and marker shape, in every panel. See Color.
@@ -38,6 +41,10 @@ type Series struct {
 	// Dark draws a darker, thicker line without markers, for theoretical
 	// bounds.
 	Dark bool
+	// Points draws the markers and error bars without a connecting line,
+	// as the paper draws its measured errors in Fig. 3. It has no effect
+	// on Dashed or Dark series.
+	Points bool
 }
 
 // HLine is a horizontal reference line across a panel, drawn red and
@@ -65,6 +72,19 @@ type Panel struct {
 	Series         []Series
 	HLines         []HLine
 	Bands          []Band
+	// YInclude holds values the Y range always includes, e.g. 0 and ½
+	// for a Hamming error; values that cannot be drawn on the axis are
+	// ignored.
+	YInclude []float64
+	// XTicks, if not empty, marks a linear X axis at these values (the
+	// measured Y or K, as the paper marks its axes), labelled briefly
+	// (40k) where the labels fit; it is ignored on a log axis.
+	XTicks []float64
+	// YGroup picks the panels a Figure with ShareY shares the Y range
+	// with: those of the same YGroup (for example a row each, or one for
+	// the energies and one for the gradients). The zero value puts every
+	// panel in one group.
+	YGroup int
 	// Note is a small text drawn at the top right of the panel, above the
 	// data. If it is empty and some values could not be drawn (≤ 0 on a
 	// log axis, NaN or infinite), the panel notes how many were left out.
@@ -74,7 +94,8 @@ type Panel struct {
 // isZero reports whether p is the zero Panel, which leaves its cell empty.
 func (p *Panel) isZero() bool {
 	return p.Title == "" && p.XLabel == "" && p.YLabel == "" && !p.LogX && !p.LogY &&
-		len(p.Series) == 0 && len(p.HLines) == 0 && len(p.Bands) == 0 && p.Note == ""
+		len(p.Series) == 0 && len(p.HLines) == 0 && len(p.Bands) == 0 && p.Note == "" &&
+		len(p.YInclude) == 0 && p.YGroup == 0 && len(p.XTicks) == 0
 }
 
 // Default sizes of a Figure.
@@ -100,8 +121,13 @@ type Figure struct {
 	PanelWidth, PanelHeight vg.Length
 	// ShareX gives every panel the same X range, the union of the panels'
 	// ranges (log panels and linear panels are pooled separately); ShareY
-	// does the same for Y, so that panels can be compared by eye.
+	// does the same for Y within each Panel.YGroup, so that panels can be
+	// compared by eye.
 	ShareX, ShareY bool
+	// Caption is a note drawn in small type below the grid, wrapped to
+	// the figure's width (e.g. what the error bars are and when a fit is
+	// drawn); it may be empty.
+	Caption string
 	// DPI is the resolution of PNG output; zero means DefaultDPI.
 	DPI int
 }
@@ -228,6 +254,7 @@ type figureLayout struct {
 	fig           *Figure
 	panels        []*panelPlot // nil for empty cells
 	legend        legendLayout
+	caption       captionLayout
 	width, height vg.Length
 	titleHeight   vg.Length
 	dpi           int
@@ -273,10 +300,10 @@ func (f *Figure) layout() (*figureLayout, error) {
 		data[i] = d
 	}
 	if f.ShareX {
-		shareRanges(data, func(d *panelData) *axisRange { return &d.x }, func(d *panelData) bool { return d.panel.LogX })
+		shareRanges(data, func(d *panelData) *axisRange { return &d.x }, func(d *panelData) bool { return d.panel.LogX }, func(*panelData) int { return 0 })
 	}
 	if f.ShareY {
-		shareRanges(data, func(d *panelData) *axisRange { return &d.y }, func(d *panelData) bool { return d.panel.LogY })
+		shareRanges(data, func(d *panelData) *axisRange { return &d.y }, func(d *panelData) bool { return d.panel.LogY }, func(d *panelData) int { return d.panel.YGroup })
 	}
 
 	gridW := vg.Length(f.Cols) * pw
@@ -300,6 +327,10 @@ func (f *Figure) layout() (*figureLayout, error) {
 	l.height = vg.Length(f.Rows)*ph + 2*figMargin + l.titleHeight
 	if l.legend.height > 0 {
 		l.height += l.legend.height + legendGap
+	}
+	l.caption = layoutCaption(f.Caption, gridW)
+	if l.caption.height > 0 {
+		l.height += l.caption.height + captionGap
 	}
 	return l, nil
 }
@@ -338,19 +369,44 @@ func (l *figureLayout) draw(c draw.Canvas) (err error) {
 		l.legend.draw(strip)
 		c.Max.Y = strip.Min.Y - legendGap
 	}
+	if l.caption.height > 0 {
+		strip := c
+		strip.Max.Y = c.Min.Y + l.caption.height
+		l.caption.draw(strip)
+		c.Min.Y = strip.Max.Y + captionGap
+	}
 
-	plots := make([][]*plot.Plot, f.Rows)
+	plots, canvases := l.grid(c)
 	for r := range plots {
-		plots[r] = make([]*plot.Plot, f.Cols)
+		for col, p := range plots[r] {
+			if p == nil {
+				continue
+			}
+			tc := canvases[r][col]
+			p.Draw(tc)
+			l.panels[r*f.Cols+col].drawNote(tc)
+		}
+	}
+	return nil
+}
+
+// grid lays out the panels' plots on c, the area below the title and the
+// legend and above the caption: it returns the plots by row and column
+// (nil for empty cells) and the canvas of each, on which the data areas of
+// a row, and of a column, line up, and so do the titles of a row.
+func (l *figureLayout) grid(c draw.Canvas) ([][]*plot.Plot, [][]draw.Canvas) {
+	plots := make([][]*plot.Plot, l.fig.Rows)
+	for r := range plots {
+		plots[r] = make([]*plot.Plot, l.fig.Cols)
 		for col := range plots[r] {
-			if pp := l.panels[r*f.Cols+col]; pp != nil {
+			if pp := l.panels[r*l.fig.Cols+col]; pp != nil {
 				plots[r][col] = pp.plot
 			}
 		}
 	}
 	// PadRight leaves room for the last column's rightmost tick label,
 	// which is centred on the axis end.
-	tiles := draw.Tiles{Rows: f.Rows, Cols: f.Cols, PadX: tilePadX, PadY: tilePadY, PadRight: tilePadRight}
+	tiles := draw.Tiles{Rows: l.fig.Rows, Cols: l.fig.Cols, PadX: tilePadX, PadY: tilePadY, PadRight: tilePadRight}
 	canvases := plot.Align(plots, tiles, c)
 	// Now that the data areas are known, let the log tickers thin their
 	// labels for the real axis lengths instead of the estimates, and lay
@@ -363,15 +419,120 @@ func (l *figureLayout) draw(c draw.Canvas) (err error) {
 		}
 	}
 	canvases = plot.Align(plots, tiles, c)
-	for r := range plots {
+	alignData(plots, canvases)
+	return plots, canvases
+}
+
+// alignData nudges the canvases that plot.Align returned until the data
+// areas of each row share their top and bottom, those of each column their
+// left and right, and the canvases of a row their top, so that the panel
+// titles, drawn at the top of the canvases, line up too. plot.Align alone
+// is off by a few points where markers, error bars or tick labels overhang
+// the data areas differently, because gonum's padding for the overhang is
+// not linear in the canvas size. The targets are the innermost sides of
+// each row and column, so every panel reaches them by shrinking: a larger
+// padding below its title moves a data area's top down, cropping its
+// canvas moves the other sides.
+func alignData(plots [][]*plot.Plot, cs [][]draw.Canvas) {
+	const (
+		iterations = 12
+		tol        = vg.Length(0.01) // points: far below a pixel
+	)
+	rows, cols := len(plots), len(plots[0])
+	inf := vg.Length(math.Inf(1))
+	for r := range rows {
+		top := -inf
+		for col, p := range plots[r] {
+			if p != nil {
+				top = max(top, cs[r][col].Max.Y)
+			}
+		}
+		for col := range plots[r] {
+			cs[r][col].Max.Y = top
+		}
+	}
+	// The targets: the innermost sides of each row and column after
+	// plot.Align, reachable by shrinking.
+	top, bottom := make([]vg.Length, rows), make([]vg.Length, rows)
+	left, right := make([]vg.Length, cols), make([]vg.Length, cols)
+	for r := range rows {
+		top[r], bottom[r] = inf, -inf
+	}
+	for col := range cols {
+		left[col], right[col] = -inf, inf
+	}
+	for r := range rows {
+		for col, p := range plots[r] {
+			if p != nil {
+				dc := p.DataCanvas(cs[r][col])
+				top[r], bottom[r] = min(top[r], dc.Max.Y), max(bottom[r], dc.Min.Y)
+				left[col], right[col] = max(left[col], dc.Min.X), min(right[col], dc.Max.X)
+			}
+		}
+	}
+	// Each side of a data area moves with the matching side of its
+	// canvas (or the padding below the title), though not one to one and
+	// a little with the other sides (the overhang padding scales with the
+	// data area): secant steps on every side until all are within tol.
+	type side struct {
+		plot  *plot.Plot
+		c     *draw.Canvas
+		param *vg.Length                  // what moves the side
+		err   func(draw.Canvas) vg.Length // data area side − target
+		s     secant
+	}
+	var sides []*side
+	for r := range rows {
 		for col, p := range plots[r] {
 			if p == nil {
 				continue
 			}
-			tc := canvases[r][col]
-			p.Draw(tc)
-			l.panels[r*f.Cols+col].drawNote(tc)
+			c := &cs[r][col]
+			t := &side{plot: p, c: c, param: &c.Max.Y, s: secant{slope: 1}}
+			if p.Title.Text != "" {
+				t.param, t.s.slope = &p.Title.Padding, -1
+			}
+			t.err = func(dc draw.Canvas) vg.Length { return dc.Max.Y - top[r] }
+			sides = append(sides, t,
+				&side{plot: p, c: c, param: &c.Min.Y, err: func(dc draw.Canvas) vg.Length { return dc.Min.Y - bottom[r] }, s: secant{slope: 1}},
+				&side{plot: p, c: c, param: &c.Min.X, err: func(dc draw.Canvas) vg.Length { return dc.Min.X - left[col] }, s: secant{slope: 1}},
+				&side{plot: p, c: c, param: &c.Max.X, err: func(dc draw.Canvas) vg.Length { return dc.Max.X - right[col] }, s: secant{slope: 1}})
 		}
 	}
-	return nil
+	for range iterations {
+		moved := false
+		for _, sd := range sides {
+			e := sd.err(sd.plot.DataCanvas(*sd.c))
+			if math.Abs(float64(e)) <= float64(tol) {
+				continue
+			}
+			*sd.param = sd.s.next(*sd.param, e)
+			if sd.param == &sd.plot.Title.Padding {
+				*sd.param = max(0, *sd.param)
+			}
+			moved = true
+		}
+		if !moved {
+			return
+		}
+	}
+}
+
+// secant finds a root of err(x) by secant steps, starting from a guess of
+// the slope d err / dx.
+type secant struct {
+	slope  float64
+	x, err vg.Length
+	ok     bool // x and err hold a previous step
+}
+
+// next returns the next x from the error at x.
+func (s *secant) next(x, err vg.Length) vg.Length {
+	if s.ok && x != s.x && err != s.err {
+		if k := float64(err-s.err) / float64(x-s.x); !math.IsNaN(k) && !math.IsInf(k, 0) && k != 0 {
+			s.slope = k
+		}
+	}
+	s.x, s.err, s.ok = x, err, true
+	return x - vg.Length(float64(err)/s.slope)
 }

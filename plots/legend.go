@@ -23,6 +23,7 @@ type legendEntry struct {
 	label  string
 	style  int
 	dashed bool // for kindBound: a dashed bound
+	points bool // for kindSeries: markers without a line
 }
 
 // key identifies entries that are merged into one.
@@ -50,7 +51,7 @@ func collectLegend(panels []Panel) []legendEntry {
 	for i := range panels {
 		p := &panels[i]
 		for _, s := range p.Series {
-			e := legendEntry{kind: kindSeries, label: s.Label, style: s.Style}
+			e := legendEntry{kind: kindSeries, label: s.Label, style: s.Style, points: s.Points && hasMarkers(&s)}
 			switch {
 			case s.Dark:
 				e.kind, e.dashed = kindBound, s.Dashed
@@ -152,8 +153,10 @@ func drawThumb(c *draw.Canvas, e legendEntry) {
 	mid := c.Center()
 	switch e.kind {
 	case kindSeries:
-		s := Series{Style: e.style}
-		c.StrokeLine2(seriesLineStyle(&s), c.Min.X, mid.Y, c.Max.X, mid.Y)
+		if !e.points {
+			s := Series{Style: e.style}
+			c.StrokeLine2(seriesLineStyle(&s), c.Min.X, mid.Y, c.Max.X, mid.Y)
+		}
 		c.DrawGlyph(glyphStyle(e.style), mid)
 	case kindFit, kindBound:
 		s := Series{Style: e.style, Dashed: e.kind == kindFit || e.dashed, Dark: e.kind == kindBound}

@@ -2,7 +2,6 @@ package plots
 
 import (
 	"fmt"
-	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -160,6 +159,12 @@ func cleanPanel(p *Panel) (*panelData, error) {
 		}
 	}
 
+	for _, v := range p.YInclude {
+		if ok, _ := drawable(v, p.LogY); ok {
+			d.y.add(ay(v))
+		}
+	}
+
 	for bi := range p.Bands {
 		b := &p.Bands[bi]
 		if len(b.X) != len(b.Lo) || len(b.X) != len(b.Hi) {
@@ -234,23 +239,24 @@ func count(n int, noun string) string {
 }
 
 // shareRanges sets the range picked by axis of every panel to the union
-// of the ranges of all panels with the same log flag.
-func shareRanges(data []*panelData, axis func(*panelData) *axisRange, isLog func(*panelData) bool) {
-	var union [2]axisRange // linear, log
-	idx := func(d *panelData) int {
-		if isLog(d) {
-			return 1
+// of the ranges of all panels with the same log flag and group.
+func shareRanges(data []*panelData, axis func(*panelData) *axisRange, isLog func(*panelData) bool, group func(*panelData) int) {
+	type id struct {
+		log   bool
+		group int
+	}
+	union := map[id]axisRange{}
+	for _, d := range data {
+		if d != nil {
+			k := id{isLog(d), group(d)}
+			u := union[k]
+			u.union(*axis(d))
+			union[k] = u
 		}
-		return 0
 	}
 	for _, d := range data {
 		if d != nil {
-			union[idx(d)].union(*axis(d))
-		}
-	}
-	for _, d := range data {
-		if d != nil {
-			*axis(d) = union[idx(d)]
+			*axis(d) = union[id{isLog(d), group(d)}]
 		}
 	}
 }
@@ -290,6 +296,9 @@ func buildPanel(d *panelData, pw, ph vg.Length, reserveNote bool) *panelPlot {
 	yLen := max(ph-95, 30)
 	setAxis(&pl.X, p.XLabel, p.LogX, xLen, false)
 	setAxis(&pl.Y, p.YLabel, p.LogY, yLen, true)
+	if len(p.XTicks) > 0 && !p.LogX {
+		pl.X.Tick.Marker = valueTicker{values: p.XTicks, style: pl.X.Tick.Label, length: xLen}
+	}
 
 	grid := plotter.NewGrid()
 	grid.Vertical = draw.LineStyle{Color: gridLineColor, Width: vg.Points(0.5)}
@@ -362,15 +371,22 @@ func fitTickers(p *plot.Plot, dc draw.Canvas) {
 		t.length = max(margin*(dc.Max.X-dc.Min.X), 1)
 		p.X.Tick.Marker = t
 	}
+	if t, ok := p.X.Tick.Marker.(valueTicker); ok {
+		t.length = max(margin*(dc.Max.X-dc.Min.X), 1)
+		p.X.Tick.Marker = t
+	}
 	if t, ok := p.Y.Tick.Marker.(logTicker); ok {
 		t.length = max(margin*(dc.Max.Y-dc.Min.Y), 1)
 		p.Y.Tick.Marker = t
 	}
 }
 
+// plotAdder is what addSeries draws on: a *plot.Plot.
+type plotAdder interface{ Add(...plot.Plotter) }
+
 // addSeries adds a cleaned series to pl: error bars, then the line, then
 // the markers.
-func addSeries(pl *plot.Plot, s cleanSeries) {
+func addSeries(pl plotAdder, s cleanSeries) {
 	if len(s.xys) == 0 {
 		return
 	}
@@ -384,10 +400,10 @@ func addSeries(pl *plot.Plot, s cleanSeries) {
 		}
 		pl.Add(bars)
 	}
-	if len(s.xys) > 1 {
+	if len(s.xys) > 1 && !(hasMarkers(s.src) && s.src.Points) {
 		pl.Add(&plotter.Line{XYs: s.xys, LineStyle: ls})
 	}
-	if hasMarkers(s.src) && len(s.xys) <= MaxMarkers || len(s.xys) == 1 {
+	if hasMarkers(s.src) && (len(s.xys) <= MaxMarkers || s.src.Points) || len(s.xys) == 1 {
 		// A lone point of a fit or bound still needs a mark to be seen.
 		pl.Add(&plotter.Scatter{XYs: s.xys, GlyphStyle: glyphStyle(s.src.Style)})
 	}
@@ -401,7 +417,7 @@ func (pp *panelPlot) drawNote(tile draw.Canvas) {
 	}
 	dc := pp.plot.DataCanvas(tile)
 	sty := textStyle(noteSize, false)
-	sty.Color = color.Gray{Y: 0x50}
+	sty.Color = noteColor
 	sty.XAlign = draw.XRight
 	tile.FillText(sty, vg.Point{X: dc.Max.X, Y: dc.Max.Y + noteGap}, pp.note)
 }

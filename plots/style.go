@@ -117,6 +117,7 @@ var (
 	fitDashes     = []vg.Length{vg.Points(5), vg.Points(2.5)}
 	baselineDash  = []vg.Length{vg.Points(6), vg.Points(3)}
 	gridLineColor = color.Gray{Y: 0xE4}
+	noteColor     = color.Gray{Y: 0x50} // panel notes and the caption
 )
 
 // seriesLineStyle returns the line style of a series.

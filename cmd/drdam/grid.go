@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drdam/drdam/experiment"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/paper"
 )
@@ -38,6 +39,12 @@ type gridFlags struct {
 }
 
 func newGridFlags(x *paper.Experiment) *gridFlags {
+	note := func(name, usage string) string {
+		if n := x.FlagNotes[name]; n != "" {
+			return n
+		}
+		return usage
+	}
 	fs := newFlags("experiment "+x.Name, "", strings.TrimSpace(x.Help)+gridHelp)
 	g := &gridFlags{fs: fs, axes: map[string]*string{}}
 	g.scale = fs.String("scale", "quick", "grid: quick (minutes) or paper (the paper's grid)")
@@ -48,7 +55,9 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 	}
 	q := x.Spec("quick") // the flags' defaults
 	bind(g, "seed", fs.Uint64("seed", q.Seed, "seed of the patterns (or of the choice of data points) and of the projections (0, as encode; the reproduced figures were made with it)"), func(s *paper.Spec, v uint64) { s.Seed = v })
-	bind(g, "precision", fs.String("precision", q.Precision, "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding"), func(s *paper.Spec, v string) { s.Precision = v })
+	bind(g, "seeds", fs.Count("seeds", 0, 1, maxCount, fmt.Sprintf("independent replicates (seeds --seed, --seed+%d, …: new patterns, queries and projections each); figures show means over them with 95%% intervals and verdicts test across them (default: %d at --scale quick, %d at paper)",
+		experiment.SeedStride, paper.DefaultSeeds("quick"), paper.DefaultSeeds("paper"))), func(s *paper.Spec, v int) { s.Seeds = v })
+	bind(g, "precision", fs.String("precision", q.Precision, note("precision", "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding")), func(s *paper.Spec, v string) { s.Precision = v })
 	g.out = outFlag(fs, x.Name)
 	g.fresh = fs.Bool("fresh", false, "discard the results in --out and start over")
 	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about a second), and stop")
@@ -60,13 +69,12 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 		bind(g, "new", fs.Count("new", q.New, 1, maxCount, "data points used as new patterns"), func(s *paper.Spec, v int) { s.New = v })
 	}
 	if q.Uses(paper.UsesBinary) {
-		bind(g, "basis", fs.String("basis", q.Basis, "feature basis: "+features.BasisNames()), func(s *paper.Spec, v string) { s.Basis = v })
-		bind(g, "projection", fs.String("projection", q.Projection, "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)"), func(s *paper.Spec, v string) { s.Projection = v })
+		bind(g, "basis", fs.String("basis", q.Basis, note("basis", "feature basis: "+features.BasisNames())), func(s *paper.Spec, v string) { s.Basis = v })
+		bind(g, "projection", fs.String("projection", q.Projection, note("projection", "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)")), func(s *paper.Spec, v string) { s.Projection = v })
 		bind(g, "flip", fs.Number("flip", q.Flip, fraction, "from 0 to 1", "fraction of bits flipped for the near queries"), func(s *paper.Spec, v float64) { s.Flip = v })
-		bind(g, "seeds", fs.Count("seeds", q.Seeds, 1, maxCount, "independent projections per point (standard errors across them when ≥ 2)"), func(s *paper.Spec, v int) { s.Seeds = v })
 	}
 	if q.Uses(paper.UsesRetrieval) {
-		bind(g, "queries", fs.Count("queries", 0, 0, maxCount, "queries per set: the first N of the K (default: the scale's; 0 = all)"), func(s *paper.Spec, v int) { s.Queries = v })
+		bind(g, "queries", fs.Count("queries", 0, 0, maxCount, note("queries", "queries per set: the first N of the K (default: the scale's; 0 = all)")), func(s *paper.Spec, v int) { s.Queries = v })
 		bind(g, "step", fs.Number("step", q.Step, positive, "> 0", "descent step η (the paper's code: 0.03)"), func(s *paper.Spec, v float64) { s.Step = v })
 		bind(g, "steps", fs.Count("steps", q.MaxSteps, 1, maxCount, "maximum descent steps L (the paper's code: 1000)"), func(s *paper.Spec, v int) { s.MaxSteps = v })
 		bind(g, "tol", fs.Number("tol", q.Tol, nonNegative, "≥ 0", "stop a query when its energy changes by less than this (0: run every step)"), func(s *paper.Spec, v float64) { s.Tol = v })

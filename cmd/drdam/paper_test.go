@@ -18,7 +18,7 @@ import (
 // directory is refused.
 func TestPaperEnergyErrorResume(t *testing.T) {
 	out := t.TempDir()
-	args := []string{"experiment", "energy-error", "--d", "16", "--k", "10", "--beta", "5,10", "--y", "100,200", "--out", out}
+	args := []string{"experiment", "energy-error", "--d", "16", "--k", "10", "--beta", "5,10", "--y", "100,200", "--seeds", "2", "--out", out}
 	stdout := mustRun(t, args...)
 	if !strings.Contains(stdout, "Obs. 1:") || !strings.Contains(stdout, "fig3-energy") {
 		t.Errorf("stdout lacks the findings or the figures:\n%s", stdout)
@@ -27,9 +27,12 @@ func TestPaperEnergyErrorResume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Per (β, Y): 4 query sets × 2 metrics, C₁ and 3 bounds.
-	if want := 2 * 2 * 12; len(rows) != want {
+	// Per seed, β and Y: 4 query sets × 2 metrics, C₁ and 3 bounds.
+	if want := 2 * 2 * 2 * 12; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	if s := experiment.Seeds(rows); len(s) != 2 || s[0] != 0 || s[1] != experiment.SeedStride {
+		t.Errorf("seeds of the rows %v, want 0 and %d", s, experiment.SeedStride)
 	}
 	for _, n := range []string{"fig3-energy.png", "fig3-energy.svg", "fig3-gradient.png", "fig3-gradient.svg", "findings.md", "config.json"} {
 		if fi, err := os.Stat(filepath.Join(out, n)); err != nil || fi.Size() == 0 {
@@ -53,7 +56,7 @@ func TestPaperEnergyErrorResume(t *testing.T) {
 	// A rerun measures nothing new, and keeps the first run's start and
 	// run time.
 	st, _, errOut := drdam(t, args...)
-	if st != 0 || !strings.Contains(errOut, "0 tasks to run, 4 configurations done already") {
+	if st != 0 || !strings.Contains(errOut, "0 tasks to run, 8 configurations done already") {
 		t.Errorf("rerun: status %d, stderr %q", st, errOut)
 	}
 	var again paper.Spec
@@ -63,19 +66,28 @@ func TestPaperEnergyErrorResume(t *testing.T) {
 	}
 	// A new Y adds its configurations only, and the old rows are kept bit
 	// for bit.
-	args2 := append(args[:len(args)-4:len(args)-4], "--y", "100,200,400", "--out", out)
+	args2 := append(args[:len(args)-6:len(args)-6], "--y", "100,200,400", "--seeds", "2", "--out", out)
 	st, _, errOut = drdam(t, args2...)
-	if st != 0 || !strings.Contains(errOut, "1 tasks to run, 4 configurations done already") {
+	if st != 0 || !strings.Contains(errOut, "2 tasks to run, 8 configurations done already") {
 		t.Errorf("extended rerun: status %d, stderr %q", st, errOut)
 	}
 	rows2, err := experiment.ReadRows(filepath.Join(out, "points.csv"))
-	if err != nil || len(rows2) != 3*2*12 {
-		t.Fatalf("extended run: %d rows (%v), want %d", len(rows2), err, 3*2*12)
+	if err != nil || len(rows2) != 2*3*2*12 {
+		t.Fatalf("extended run: %d rows (%v), want %d", len(rows2), err, 2*3*2*12)
 	}
 	for i := range rows {
 		if rows2[i] != rows[i] {
 			t.Fatalf("row %d changed in the extended run: %+v → %+v", i, rows[i], rows2[i])
 		}
+	}
+	// A third seed adds a replicate, and the rows of the first two stay.
+	st, _, errOut = drdam(t, append(args2[:len(args2)-4:len(args2)-4], "--seeds", "3", "--out", out)...)
+	if st != 0 || !strings.Contains(errOut, "3 tasks to run, 12 configurations done already") {
+		t.Errorf("third seed: status %d, stderr %q", st, errOut)
+	}
+	rows4, err := experiment.ReadRows(filepath.Join(out, "points.csv"))
+	if err != nil || len(rows4) != 3*3*2*12 || len(experiment.Seeds(rows4)) != 3 {
+		t.Fatalf("third seed: %d rows (%v), want %d over 3 seeds", len(rows4), err, 3*3*2*12)
 	}
 	// Another seed into the same directory is refused, and --fresh starts
 	// over.
