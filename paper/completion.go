@@ -90,10 +90,7 @@ type Completion struct {
 	// also runs each with Run.Box toggled.
 	Seeds      []uint64
 	CompareBox bool
-	// Source names where the images were read from (files, folders or a
-	// batch), for the findings' disclosures.
-	Source string
-	Run    experiment.Completion
+	Run        experiment.Completion
 }
 
 // Load checks s and loads its images.
@@ -153,7 +150,7 @@ func (s ImageSpec) Load() (*Completion, error) {
 	for i := range seeds {
 		seeds[i] = experiment.ReplicateSeed(s.Seed, i)
 	}
-	return &Completion{H: h, W: w, Images: ims, Queries: nq, Occlude: s.Occlude, Seeds: seeds, CompareBox: s.CompareBox, Source: s.source(), Run: experiment.Completion{
+	return &Completion{H: h, W: w, Images: ims, Queries: nq, Occlude: s.Occlude, Seeds: seeds, CompareBox: s.CompareBox, Run: experiment.Completion{
 		D: d, Stored: x, Queries: x[:nq*d], Visible: vis, Fill: fill, Channels: imageio.Channels, DrDAM: cfg, Beta: s.Beta,
 		Step: s.Step, MaxSteps: s.Steps, Tol: s.Tol, Box: s.Box,
 	}}, nil
@@ -192,17 +189,6 @@ func (s ImageSpec) cifar() string {
 		return s.FallbackCIFAR
 	}
 	return s.CIFAR
-}
-
-// source names where s reads its images from.
-func (s ImageSpec) source() string {
-	switch cifar := s.cifar(); {
-	case cifar != "":
-		return cifar
-	case s.Tiny != "":
-		return s.Tiny
-	}
-	return strings.Join(s.Images, ", ")
 }
 
 // loadImages reads the images s names.

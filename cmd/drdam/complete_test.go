@@ -145,7 +145,8 @@ func TestFig4BCommand(t *testing.T) {
 // TestImageExperiments runs fig1 and fig2 on generated images (3 seeds,
 // each with the paper's plain descent and with the box) and checks their
 // findings: fig1 the fixed points under both descents and the energies,
-// fig2 the retrieval and the match to MrDAM, each with its disclosures.
+// fig2 the retrieval and the match to MrDAM, each with the deviations from
+// the paper.
 // At Y = 300 fig2's DrDAM query of img2 at seed 0, started black, is
 // under the clip floor (an estimate of about e^−β/2·‖hidden‖² ≈ 0 with a
 // noise of deviation √(K/2Y) ≈ 0.08, whose sign the pinned seed fixes;
@@ -162,10 +163,10 @@ func TestImageExperiments(t *testing.T) {
 		findings int
 	}{
 		{"fig1", []string{"--y", "20000", "--steps", "100", "--occlude", "bottom:0.25"},
-			[]string{"fig1 (fixed points): ", "plain descent, the paper's", "fig1 (fixed points, box)", "fig1 (energies)", "Deviation (descent)", "Deviation (data)", "(n = 3)", "grid-box.png"}, 3},
+			[]string{"fig1 (fixed points): ", "plain descent, the paper's", "fig1 (fixed points, box)", "fig1 (energies)", "The box:", "Deviations from the paper", "Tiny ImageNet", "(n = 3)", "grid-box.png"}, 3},
 		// K·D = 4·192 = 768 values; Y = 300 SinCos projections give 600.
 		{"fig2", []string{"--y", "300", "--steps", "100"}, []string{"fig2 (retrieval)", "fig2 (match)", "T is 78% of it", "photos × seeds",
-			"Deviation (the paper's compression)", "163%", "clip floor", "img2 (seed 0, after 0 steps)", "--fill mean"}, 2},
+			"Deviations from the paper", "163%", "clip floor", "img2 (seed 0, after 0 steps)", "--fill mean"}, 2},
 		{"fig2", []string{"--y", "300", "--steps", "100", "--fill", "mean"}, []string{"fig2 (retrieval)", "photos × seeds"}, 2},
 	} {
 		out := filepath.Join(dir, c.name)
@@ -245,7 +246,7 @@ func TestCompressionCommand(t *testing.T) {
 		}
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "findings.md"))
-	for _, w := range []string{"compression (retrieval)", "T at 50% (Y = 192)", "Deviation (data)", "these are " + dir, "seeds 0, 100, 200"} {
+	for _, w := range []string{"compression (retrieval)", "T at 50% (Y = 192)", "Deviations from the paper", "Tiny ImageNet", "seeds 0, 100, 200"} {
 		if !strings.Contains(string(b), w) {
 			t.Errorf("findings.md lacks %q:\n%s", w, b)
 		}
