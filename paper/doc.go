@@ -15,10 +15,12 @@
 //     what an earlier run into the same directory measured, GridRun.Run
 //     measures the rest and writes points.csv, config.json, the figures
 //     (PNG and SVG) and findings.md.
-//   - KindCompletion (fig1, fig2) and KindSweep (fig4b): an ImageSpec is
-//     loaded into a Completion of occluded images; RunImageExperiment and
-//     RunSweep complete them with MrDAM and DrDAM and write the image grid,
-//     the energy traces, the RMSEs and findings.md.
+//   - KindCompletion (fig1, fig2), KindSweep (fig4b) and KindCompression
+//     (compression): an ImageSpec is loaded into a Completion of occluded
+//     images; RunImageExperiment, RunSweep and RunCompression complete
+//     them with MrDAM and with DrDAMs over --seeds projection seeds and
+//     write the image grid, the energy traces or the curve, the RMSEs on
+//     the occluded pixels (every seed in a CSV) and findings.md.
 //   - KindComparison (projections): RunComparison compares projection
 //     kinds on the set-up of §4.1 (points.csv and a table of ratios).
 //
