@@ -257,7 +257,7 @@ func log10Interval(xs []float64) string {
 // (timed or extrapolated) exceeds DrDAM's. Its details hold the table of
 // break-even K.
 func ObserveBreakEven(rows []experiment.Row) Finding {
-	f := Finding{Name: "Break-even", Claim: "DrDAM is faster per step than MrDAM below the largest K of the grid, at every D and for each projection kind",
+	f := Finding{Ours: true, Name: "Break-even", Claim: "DrDAM is faster per step than MrDAM below the largest K of the grid, at every D and for each projection kind",
 		Rule: "per (D, DrDAM kind), one statistic per seed: log(t_MrDAM(K_max)/t_DrDAM), MrDAM's time per step at the largest K of the grid " +
 			"(timed, or extrapolated linearly in K where marked) over DrDAM's; the claim is that its mean is above 0 (DrDAM faster), " +
 			"judged by the stated rule, the groups being the (D, kind)"}
@@ -359,7 +359,7 @@ const breakEvenRecallMax = 0.01
 // retrieval was measured, DrDAM's Δ_H to the stored patterns exceeds
 // MrDAM's by less than breakEvenRecallMax.
 func ObserveBreakEvenRecall(rows []experiment.Row) Finding {
-	f := Finding{Name: "Retrieval at break-even", Claim: "where DrDAM becomes faster than MrDAM, it retrieves the stored patterns as well as MrDAM",
+	f := Finding{Ours: true, Name: "Retrieval at break-even", Claim: "where DrDAM becomes faster than MrDAM, it retrieves the stored patterns as well as MrDAM",
 		Rule: fmt.Sprintf("per (D, DrDAM kind), at the smallest K of the grid at or above the break-even K (geometric mean over seeds) where retrieval "+
 			"was measured, one statistic per seed: DrDAM's Δ_H between its fixed points from the near queries and the stored patterns, "+
 			"minus MrDAM's; the claim is that its mean is below %g (1%% of the bits, a tenth of the 10%% flipped: set a priori), "+

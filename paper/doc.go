@@ -29,11 +29,14 @@
 //
 // # Judging the claims
 //
-// The Observe functions (Obs. 1–3 of §4.1, Corollary 1, Fig. 4A, 5 and 6)
-// and the judges of the image experiments check the paper's claims against
-// measured rows by stated rules and return Findings: a verdict (Holds,
-// HoldsInPart, DoesNotHold, NotMeasured), the rule and the numbers behind
-// it. The Figures functions draw rows in the paper's layout (package
+// The Observe functions (Obs. 1–3 of §4.1, Corollary 1, Fig. 4A, 5 and 6,
+// Theorem 1, break-even) and the judges of the image experiments check
+// the paper's claims against measured rows and return Findings: a verdict
+// (Holds, DoesNotHold, Inconclusive, NotMeasured), the rule and the
+// numbers behind it. Every verdict follows StatRule (verdict.go): one
+// statistic per independent replicate (a seed, or an image), its 95%
+// Student-t interval against a reference value stated in advance, groups
+// combined so that a claim holds only where every group holds. The Figures functions draw rows in the paper's layout (package
 // plots).
 //
 // # Adding an experiment

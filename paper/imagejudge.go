@@ -147,6 +147,7 @@ func judgeFixedPoints(c *Completion, all []*Runs) []Finding {
 	if len(all) > 1 {
 		fs = append(fs, matchFinding(c, all[1], "fig1 (fixed points, "+map[bool]string{true: "box", false: "plain"}[all[1].Box]+")",
 			"DrDAM's completions match MrDAM's fixed points ("+descentName(all[1].Box)+", beside the paper's)"))
+		fs[len(fs)-1].Ours = true
 	}
 	g := Finding{Name: "fig1 (energies)", Claim: "the two energy traces end at the same energy (" + descentName(all[0].Box) + ")",
 		Rule: fmt.Sprintf("per image, the final energies of DrDAM and MrDAM differ by less than %g%% of the energy MrDAM's descent released (E(x⁰) − E(x^L), the height of Fig. 1B's traces; "+

@@ -13,10 +13,6 @@ import (
 	"github.com/drdam/drdam/metrics"
 )
 
-// HoldsInPart is the verdict of the old threshold rules, left until the
-// image experiments' judges follow StatRule.
-const HoldsInPart = "holds in part"
-
 // Finding is one of the paper's claims checked against measured rows: a
 // verdict and the numbers behind it.
 type Finding struct {
@@ -25,6 +21,10 @@ type Finding struct {
 	Verdict string   // Holds, DoesNotHold, Inconclusive or NotMeasured
 	Rule    string   // how the verdict is decided
 	Details []string // evidence, one Markdown line each
+	// Ours marks a claim of drdam's own (an improvement, or a question
+	// beyond the paper), not the paper's: the report does not count it as
+	// a difference from the paper.
+	Ours bool
 }
 
 // index gives fast lookup of rows by key, query set and metric.

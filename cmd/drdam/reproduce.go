@@ -22,10 +22,11 @@ image experiments (fig1, fig2, compression, fig4b; 3 seeds, 5 at --scale
 paper) when the shared photos are present,
 and writes OUT/REPORT.md: the figures, and each of the paper's
 observations beside what was measured, with the numbers and a verdict
-(holds, holds in part, does not hold), saying where the measurements
-differ from the paper.
+(holds, does not hold, inconclusive: a test across 3 independent seeds,
+5 at --scale paper), saying where the measurements differ from the paper
+and where each experiment departs from the paper and its code.
 
-At --scale quick the whole run takes a few minutes on two cores; --scale
+At --scale quick the whole run takes about half an hour on two cores; --scale
 paper runs the paper's grids (days, because of retrieval-error; see
 'drdam experiment NAME --scale paper --estimate'). Like the experiments, a
 rerun skips what is done; --fresh starts over.`)
