@@ -117,14 +117,6 @@ func Bytes(n float64) string {
 	return fmt.Sprintf("%.3g %s", n, units[i])
 }
 
-// budget returns the budget of c in bytes.
-func (c Config) budget() int64 {
-	if c.MaxMemory > 0 {
-		return c.MaxMemory
-	}
-	return DefaultBudget()
-}
-
 // checkBudget returns a *BudgetError if a model of configuration c holding
 // k patterns would allocate more than its budget.
 func checkBudget(c Config, k int) error {

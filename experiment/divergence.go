@@ -323,7 +323,7 @@ func divergenceKey(sp *sharedProjection, v Divergence, bd *binaryData, key Key, 
 	}
 	cor, err := runStep(mr, dr, x0, e0, d, etaC, l, p)
 	if err != nil {
-		return nil, fmt.Errorf("Corollary 1's step η = %g: %w", etaC, err)
+		return nil, fmt.Errorf("at Corollary 1's step η = %g: %w", etaC, err)
 	}
 	user, err := runStep(mr, dr, x0, e0, d, v.Step, l, p)
 	if err != nil {

@@ -38,22 +38,8 @@ func (p BoundParams) lipschitz() float64 {
 // overflow, which happens for large β or when ηLB > 1 and L is large: the
 // bound is then vacuous.
 func Theorem1Bound(p BoundParams, eta float64, l int) (float64, error) {
-	if err := p.check(); err != nil {
-		return 0, err
-	}
-	if !(eta > 0) || l <= 0 {
-		return 0, fmt.Errorf("step η = %v and L = %d must be positive", eta, l)
-	}
-	fl := float64(l)
-	r := eta * fl * p.lipschitz()
-	var geom float64 // Σ_{t<L} r^t
-	if r == 1 {
-		geom = fl
-	} else {
-		geom = (1 - math.Pow(r, fl)) / (1 - r)
-	}
-	a := 2 * eta * fl * p.C1 * float64(p.K) * math.Exp(p.Beta*p.E0) * math.Sqrt(float64(p.D)/float64(p.Y))
-	return a * geom, nil
+	lb, err := LogTheorem1Bound(p, eta, l)
+	return math.Exp(lb), err
 }
 
 // Corollary1Step returns the step size η = C2 / (L·(1 + 2Kβe^{β/2})) of

@@ -315,7 +315,7 @@ func ObserveRandom(rows []experiment.Row) Finding {
 			if !ok {
 				return math.NaN()
 			}
-			_, _, sel, ok := slopeOverY(rs, k, experiment.Far, s.m)
+			_, _, sel, _ := slopeOverY(rs, k, experiment.Far, s.m)
 			g, okg := GuessBaseline(rs, s.d, s.m)
 			if len(sel) == 0 || !okg || !(g > 0) || !(sel[len(sel)-1].Mean > 0) {
 				return math.NaN()

@@ -35,7 +35,6 @@ func (r *Runs) across(q int, stat func(*experiment.CompletionResult) []float64) 
 var (
 	drToMrFree   = func(r *experiment.CompletionResult) []float64 { return r.DrToMrFree }
 	drToOrigFree = func(r *experiment.CompletionResult) []float64 { return r.DrToOriginalFree }
-	mrToOrigFree = func(r *experiment.CompletionResult) []float64 { return r.MrToOriginalFree }
 	drToMr       = func(r *experiment.CompletionResult) []float64 { return r.DrToMr }
 	drMargin     = func(r *experiment.CompletionResult) []float64 { return r.DrMargin }
 )
