@@ -62,7 +62,10 @@ func PrepareGrid(x *Experiment, s Spec, dir string, fresh, estimateOnly bool) (*
 	if s.Seeds < 0 {
 		return nil, specErrorf("--seeds %d: want at least 1", s.Seeds)
 	}
-	r.Spec.Seeds = len(s.seedList())
+	// Seeds may grow between runs into a directory, never shrink: the
+	// points of every replicate measured there are drawn and judged, so
+	// config.json counts them all.
+	r.Spec.Seeds = max(len(s.seedList()), len(experiment.Seeds(r.rows)))
 	// A plan made with the default rates checks s before the calibration's
 	// second is spent.
 	if _, err := r.replicates(prec, experiment.DefaultRates, done); err != nil {

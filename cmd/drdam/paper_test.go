@@ -89,6 +89,14 @@ func TestPaperEnergyErrorResume(t *testing.T) {
 	if err != nil || len(rows4) != 3*3*2*12 || len(experiment.Seeds(rows4)) != 3 {
 		t.Fatalf("third seed: %d rows (%v), want %d over 3 seeds", len(rows4), err, 3*3*2*12)
 	}
+	// Fewer seeds than the directory holds measure nothing and keep all:
+	// config.json counts the three replicates its points hold.
+	st, _, errOut = drdam(t, append(args2[:len(args2)-4:len(args2)-4], "--seeds", "1", "--out", out)...)
+	var fewer paper.Spec
+	b, _ = os.ReadFile(filepath.Join(out, "config.json"))
+	if err := json.Unmarshal(b, &fewer); st != 0 || err != nil || !strings.Contains(errOut, "0 tasks to run, 18 configurations done already") || fewer.Seeds != 3 {
+		t.Errorf("--seeds 1 over 3: status %d, stderr %q, config seeds %d (%v), want 3", st, errOut, fewer.Seeds, err)
+	}
 	// Another seed into the same directory is refused, and --fresh starts
 	// over.
 	st, _, errOut = drdam(t, append(slicesClone(args), "--seed", "3")...)
