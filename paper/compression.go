@@ -219,7 +219,7 @@ func (c *Completion) compressionFigure(cs CompressionSpec, cells [][]compression
 		return s, b
 	}
 	res := cells[0][0].Res
-	rmse := plots.Panel{Title: "RMSE on the occluded pixels", XLabel: "size of T, % of the memory matrix K·D", YLabel: "RMSE (0–255)", LogX: true,
+	rmse := plots.Panel{Title: "RMSE on the occluded pixels", XLabel: "size of T, % of the memory matrix K·D", YLabel: "RMSE (0–255)", LogX: true, XTicks: xs,
 		HLines: []plots.HLine{{Label: fmt.Sprintf("MrDAM–original (%.1f)", mean(res.MrToOriginalFree)), Y: mean(res.MrToOriginalFree)}}}
 	for i, p := range []struct {
 		label string
@@ -228,7 +228,7 @@ func (c *Completion) compressionFigure(cs CompressionSpec, cells [][]compression
 		s, b := curve(p.label, i, func(cl []compressionCell) []float64 { return photoMean(cl, p.stat) })
 		rmse.Series, rmse.Bands = append(rmse.Series, s), append(rmse.Bands, b)
 	}
-	ret := plots.Panel{Title: "photos retrieved", XLabel: "size of T, % of the memory matrix K·D", YLabel: "fraction retrieved", LogX: true,
+	ret := plots.Panel{Title: "photos retrieved", XLabel: "size of T, % of the memory matrix K·D", YLabel: "fraction retrieved", LogX: true, XTicks: xs,
 		HLines: []plots.HLine{{Label: "every photo", Y: 1}}}
 	s, b := curve("DrDAM", 2, retrievedShare)
 	ret.Series, ret.Bands = []plots.Series{s}, []plots.Band{b}

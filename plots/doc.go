@@ -29,7 +29,7 @@
 // Figure.ShareY give all panels (for Y, all panels of one Panel.YGroup, e.g.
 // a row) the same axis range, so that panels can be compared by eye;
 // Panel.YInclude widens a range to fixed values (0 and ½ for a Hamming
-// error), and Panel.XTicks marks a linear axis at the measured values, as
+// error), and Panel.XTicks marks an axis at the measured values, as
 // the paper does, labelled briefly (5k, 20k, 80k). Figure.Caption adds a wrapped note below the grid, for what the
 // error bars are and when a fit is drawn.
 //

@@ -76,9 +76,9 @@ type Panel struct {
 	// for a Hamming error; values that cannot be drawn on the axis are
 	// ignored.
 	YInclude []float64
-	// XTicks, if not empty, marks a linear X axis at these values (the
-	// measured Y or K, as the paper marks its axes), labelled briefly
-	// (40k) where the labels fit; it is ignored on a log axis.
+	// XTicks, if not empty, marks the X axis (linear or log) at these
+	// values (the measured Y or K, as the paper marks its axes), labelled
+	// briefly (40k) where the labels fit.
 	XTicks []float64
 	// YGroup picks the panels a Figure with ShareY shares the Y range
 	// with: those of the same YGroup (for example a row each, or one for

@@ -236,4 +236,18 @@ func TestValueTicks(t *testing.T) {
 	if ticks := tk.Ticks(1, 2); len(ticks) == 0 {
 		t.Error("no ticks without values in the range")
 	}
+	// On a log axis of 170 points, the compression curve's ratios 25–400%
+	// are spaced by their logarithms: 25 and 50 are 42 points apart and
+	// both labelled, while 163 and 200 (8.6 points apart) are too close,
+	// so only 200 of the pair is.
+	lt := valueTicker{values: []float64{25, 50, 100, 163, 200, 400}, style: textStyle(tickLabelSize, false), length: 170, log: true}
+	labels = labels[:0]
+	for _, x := range lt.Ticks(25, 400) {
+		if x.Label != "" {
+			labels = append(labels, x.Label)
+		}
+	}
+	if got := strings.Join(labels, " "); got != "25 50 100 200 400" {
+		t.Errorf("log axis labelled %q, want 25 50 100 200 400", got)
+	}
 }

@@ -296,8 +296,8 @@ func buildPanel(d *panelData, pw, ph vg.Length, reserveNote bool) *panelPlot {
 	yLen := max(ph-95, 30)
 	setAxis(&pl.X, p.XLabel, p.LogX, xLen, false)
 	setAxis(&pl.Y, p.YLabel, p.LogY, yLen, true)
-	if len(p.XTicks) > 0 && !p.LogX {
-		pl.X.Tick.Marker = valueTicker{values: p.XTicks, style: pl.X.Tick.Label, length: xLen}
+	if len(p.XTicks) > 0 {
+		pl.X.Tick.Marker = valueTicker{values: p.XTicks, style: pl.X.Tick.Label, length: xLen, log: p.LogX}
 	}
 
 	grid := plotter.NewGrid()

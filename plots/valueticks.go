@@ -10,7 +10,7 @@ import (
 	"gonum.org/v1/plot/vg"
 )
 
-// valueTicker marks a linear axis at given values, as the paper marks its
+// valueTicker marks an axis (linear, or logarithmic if log is set) at given values, as the paper marks its
 // Y and K axes at the measured values, with compact labels (40k, 1M). It
 // labels the largest value and, going down, each value whose label keeps
 // minLabelGap from the last one labelled on an axis of the given length;
@@ -20,6 +20,7 @@ type valueTicker struct {
 	values []float64
 	style  text.Style
 	length vg.Length // a lower bound on the drawn length of the axis
+	log    bool      // the axis is logarithmic: positions go as log v
 }
 
 // Ticks implements plot.Ticker.
@@ -34,12 +35,16 @@ func (t valueTicker) Ticks(lo, hi float64) []plot.Tick {
 	if len(vs) == 0 {
 		return plot.DefaultTicks{}.Ticks(lo, hi)
 	}
-	span := hi - lo
+	scale := func(v float64) float64 { return v }
+	if t.log && lo > 0 {
+		scale = math.Log
+	}
+	span := scale(hi) - scale(lo)
 	pos := func(v float64) vg.Length {
 		if span <= 0 {
 			return 0
 		}
-		return t.length * vg.Length((v-lo)/span)
+		return t.length * vg.Length((scale(v)-scale(lo))/span)
 	}
 	// apart reports whether the labels of a and b keep minLabelGap.
 	apart := func(a, b float64) bool {
