@@ -254,6 +254,18 @@ func seriesKey(rs []experiment.Row, s series) (experiment.Key, bool) {
 	return experiment.Key{}, false
 }
 
+// perSeries returns, for each seed, stat of that seed's rows at the
+// series s with its key (NaN where the seed did not measure s).
+func perSeries(rows []experiment.Row, s series, stat func(rs []experiment.Row, k experiment.Key) float64) []float64 {
+	return perSeed(rows, func(rs []experiment.Row) float64 {
+		k, ok := seriesKey(rs, s)
+		if !ok {
+			return math.NaN()
+		}
+		return stat(rs, k)
+	})
+}
+
 // ObserveSaturation checks the first half of Obs. 3 of §4.1: far from
 // the stored patterns at β ≥ 40 and D ≥ 100, DrDAM's errors do not improve
 // with Y. For each (D, β, metric) series (a group) and seed, the
@@ -270,11 +282,7 @@ func ObserveSaturation(rows []experiment.Row) Finding {
 	var vs []string
 	for _, s := range ss {
 		var means, ats []float64
-		xs := perSeed(rows, func(rs []experiment.Row) float64 {
-			k, ok := seriesKey(rs, s)
-			if !ok {
-				return math.NaN()
-			}
+		xs := perSeries(rows, s, func(rs []experiment.Row, k experiment.Key) float64 {
 			pm, p, _, ok := slopeOverY(rs, k, experiment.Far, s.m)
 			if !ok {
 				return math.NaN()
@@ -310,11 +318,7 @@ func ObserveRandom(rows []experiment.Row) Finding {
 	ss := farSeries(rows)
 	var vs []string
 	for _, s := range ss {
-		xs := perSeed(rows, func(rs []experiment.Row) float64 {
-			k, ok := seriesKey(rs, s)
-			if !ok {
-				return math.NaN()
-			}
+		xs := perSeries(rows, s, func(rs []experiment.Row, k experiment.Key) float64 {
 			_, _, sel, _ := slopeOverY(rs, k, experiment.Far, s.m)
 			g, okg := GuessBaseline(rs, s.d, s.m)
 			if len(sel) == 0 || !okg || !(g > 0) || !(sel[len(sel)-1].Mean > 0) {
