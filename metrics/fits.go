@@ -24,31 +24,51 @@ func FitInvSqrt(ys, errs []float64) (float64, bool) {
 // exponent p of err ∝ x^p (−½ for the b/√Y of random features), and
 // false if fewer than two points are positive and finite.
 func LogSlope(xs, errs []float64) (float64, bool) {
+	f, ok := logFit(xs, errs)
+	return f.p, ok
+}
+
+// logLine is a least-squares line through (log x, log err): its slope p,
+// the number n of points used, the residual sum of squares and Sxx.
+type logLine struct {
+	p, rss, sxx float64
+	n           int
+}
+
+// logFit fits log err against log x over the points where both are
+// positive and finite; false if fewer than two remain or all x are equal.
+func logFit(xs, errs []float64) (logLine, bool) {
 	var lx, ly []float64
 	for i := range xs {
-		if errs[i] > 0 && !math.IsInf(errs[i], 0) && xs[i] > 0 {
+		if errs[i] > 0 && !math.IsInf(errs[i], 0) && xs[i] > 0 && !math.IsInf(xs[i], 0) {
 			lx, ly = append(lx, math.Log(xs[i])), append(ly, math.Log(errs[i]))
 		}
 	}
-	if len(lx) < 2 {
-		return 0, false
+	f := logLine{n: len(lx)}
+	if f.n < 2 {
+		return f, false
 	}
 	var mx, my float64
 	for i := range lx {
 		mx += lx[i]
 		my += ly[i]
 	}
-	mx /= float64(len(lx))
-	my /= float64(len(lx))
-	var sxy, sxx float64
+	mx /= float64(f.n)
+	my /= float64(f.n)
+	var sxy float64
 	for i := range lx {
 		sxy += (lx[i] - mx) * (ly[i] - my)
-		sxx += (lx[i] - mx) * (lx[i] - mx)
+		f.sxx += (lx[i] - mx) * (lx[i] - mx)
 	}
-	if sxx == 0 {
-		return 0, false
+	if f.sxx == 0 {
+		return f, false
 	}
-	return sxy / sxx, true
+	f.p = sxy / f.sxx
+	for i := range lx {
+		r := ly[i] - my - f.p*(lx[i]-mx)
+		f.rss += r * r
+	}
+	return f, true
 }
 
 // EnvelopeInvSqrt returns b = max over the points of √Y·err, so that b/√Y

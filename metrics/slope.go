@@ -19,43 +19,16 @@ func LogSlopeInterval(xs, errs []float64, level float64) Interval {
 	if !(level > 0 && level < 1) {
 		panic("metrics: LogSlopeInterval needs 0 < level < 1")
 	}
-	var lx, ly []float64
-	for i := range xs {
-		if errs[i] > 0 && !math.IsInf(errs[i], 0) && xs[i] > 0 && !math.IsInf(xs[i], 0) {
-			lx, ly = append(lx, math.Log(xs[i])), append(ly, math.Log(errs[i]))
-		}
-	}
-	n := len(lx)
-	iv := Interval{Mean: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), N: n}
-	if n < 2 {
+	f, ok := logFit(xs, errs)
+	iv := Interval{Mean: math.NaN(), Lo: math.Inf(-1), Hi: math.Inf(1), N: f.n}
+	if !ok {
 		return iv
 	}
-	var mx, my float64
-	for i := range lx {
-		mx += lx[i]
-		my += ly[i]
-	}
-	mx /= float64(n)
-	my /= float64(n)
-	var sxy, sxx float64
-	for i := range lx {
-		sxy += (lx[i] - mx) * (ly[i] - my)
-		sxx += (lx[i] - mx) * (lx[i] - mx)
-	}
-	if sxx == 0 {
+	iv.Mean = f.p
+	if f.n == 2 {
 		return iv
 	}
-	p := sxy / sxx
-	iv.Mean = p
-	if n == 2 {
-		return iv
-	}
-	var rss float64
-	for i := range lx {
-		r := ly[i] - my - p*(lx[i]-mx)
-		rss += r * r
-	}
-	h := TQuantile(0.5+level/2, n-2) * math.Sqrt(rss/float64(n-2)/sxx)
-	iv.Lo, iv.Hi = p-h, p+h
+	h := TQuantile(0.5+level/2, f.n-2) * math.Sqrt(f.rss/float64(f.n-2)/f.sxx)
+	iv.Lo, iv.Hi = f.p-h, f.p+h
 	return iv
 }
