@@ -3,6 +3,7 @@ package paper
 import (
 	"encoding/csv"
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"io"
 	"math"
 	"os"
@@ -143,11 +144,11 @@ func ratioList(rs []float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// photoMean returns, per seed, the mean over photos of stat.
-func photoMean(cells []compressionCell, stat func(*experiment.CompletionResult) []float64) []float64 {
+// photoMean returns, per seed, the mean over photos of the statistic of.
+func photoMean(cells []compressionCell, of func(*experiment.CompletionResult) []float64) []float64 {
 	out := make([]float64, len(cells))
 	for i, cl := range cells {
-		out[i] = mean(stat(cl.Res))
+		out[i] = stat.Mean(of(cl.Res), nil)
 	}
 	return out
 }
@@ -185,7 +186,7 @@ func (c *Completion) compressionTable(cs CompressionSpec, cells [][]compressionC
 	res := cells[0][0].Res
 	fmt.Fprintf(&b, "\nMrDAM: RMSE to the original %.2f (occluded pixels, mean over photos), %d of %d photos retrieved. "+
 		"\"Photos retrieved\": the fraction whose completion is nearer its own photo than any other stored one on the occluded pixels.\n",
-		mean(res.MrToOriginalFree), countAbove(res.MrMargin, 0), len(res.MrMargin))
+		stat.Mean(res.MrToOriginalFree, nil), countAbove(res.MrMargin, 0), len(res.MrMargin))
 	return b.String()
 }
 
@@ -220,7 +221,7 @@ func (c *Completion) compressionFigure(cs CompressionSpec, cells [][]compression
 	}
 	res := cells[0][0].Res
 	rmse := plots.Panel{Title: "RMSE on the occluded pixels", XLabel: "size of T, % of the memory matrix K·D", YLabel: "RMSE (0–255)", LogX: true, XTicks: xs,
-		HLines: []plots.HLine{{Label: fmt.Sprintf("MrDAM–original (%.1f)", mean(res.MrToOriginalFree)), Y: mean(res.MrToOriginalFree)}}}
+		HLines: []plots.HLine{{Label: fmt.Sprintf("MrDAM–original (%.1f)", stat.Mean(res.MrToOriginalFree, nil)), Y: stat.Mean(res.MrToOriginalFree, nil)}}}
 	for i, p := range []struct {
 		label string
 		stat  func(*experiment.CompletionResult) []float64

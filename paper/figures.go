@@ -113,10 +113,11 @@ func fitDrawn(iv metrics.Interval) bool { return iv.Below(0) }
 const fitRule = "drawn only where the series falls significantly: the 95% interval of its log–log slope against Y lies below 0 " +
 	"(Student's t over the seeds' slopes; with one seed, the regression's t interval at n − 2 df, none with two Y)"
 
-// barsNote describes the points and error bars of a figure of rows.
-func barsNote(rows []experiment.Row) string {
+// barsNote describes the points and error bars of a figure of the
+// summaries sums.
+func barsNote(sums []experiment.Summary) string {
 	lo, hi := 0, 0
-	for i, s := range experiment.OverSeeds(rows) {
+	for i, s := range sums {
 		if i == 0 {
 			lo, hi = s.Seeds, s.Seeds
 		}
@@ -236,7 +237,7 @@ func dByQueries(rows []experiment.Row, g gridLayout) *plots.Figure {
 	betas := values(sel, func(r experiment.Row) float64 { return r.Beta })
 	sets := experiment.QuerySets
 	f := &plots.Figure{Title: g.title, Rows: len(ds), Cols: len(sets), ShareX: true, ShareY: true}
-	caption := []string{barsNote(sel)}
+	caption := []string{barsNote(sums)}
 	if g.fit {
 		caption = append(caption, "Dashed: b/√Y fitted by least squares on the log scale, "+fitRule+".")
 	}
@@ -405,7 +406,7 @@ func BasisFigures(rows []experiment.Row) map[string]*plots.Figure {
 		}
 		cols := []col{{experiment.MetricEnergy, experiment.Stored}, {experiment.MetricEnergy, experiment.New}, {experiment.MetricGradient, experiment.Stored}, {experiment.MetricGradient, experiment.New}}
 		f := &plots.Figure{Title: fmt.Sprintf("Basis functions on the Letter data, %s projections (Fig. 6)", proj),
-			Rows: len(betas), Cols: len(cols), ShareX: true, ShareY: true, Caption: barsNote(sel)}
+			Rows: len(betas), Cols: len(cols), ShareX: true, ShareY: true, Caption: barsNote(sums)}
 		bases := values(sel, func(r experiment.Row) string { return r.Basis })
 		for _, b := range betas {
 			for _, c := range cols {

@@ -365,7 +365,7 @@ func TestBarsNote(t *testing.T) {
 		{"three seeds", []experiment.Row{row(0, 1000), row(100, 1000), row(200, 1000)}, "mean over 3 seeds; bars: 95% interval of the mean"},
 		{"mixed", []experiment.Row{row(0, 1000), row(100, 1000), row(0, 4000)}, "mean over 1 to 2 seeds"},
 	} {
-		if got := barsNote(tc.rows); !strings.Contains(got, tc.want) {
+		if got := barsNote(experiment.OverSeeds(tc.rows)); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: %q, want it to contain %q", tc.name, got, tc.want)
 		}
 	}

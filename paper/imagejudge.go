@@ -2,6 +2,7 @@ package paper
 
 import (
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"math"
 	"strings"
 
@@ -124,18 +125,9 @@ func boxNote(c *Completion, all []*Runs) string {
 	s := fmt.Sprintf("**The box:** the paper descends plainly; drdam's `--box` (clipping free pixels to [0, 1/√D] after each step) is its improvement, run beside it here. "+
 		"Mean RMSE DrDAM–MrDAM on the occluded pixels, %s → %s:", descentName(all[0].Box), descentName(all[1].Box))
 	for q := range c.Queries {
-		s += fmt.Sprintf(" %s %.1f → %.1f;", c.Images[q].Name, mean(all[0].across(q, drToMrFree)), mean(all[1].across(q, drToMrFree)))
+		s += fmt.Sprintf(" %s %.1f → %.1f;", c.Images[q].Name, stat.Mean(all[0].across(q, drToMrFree), nil), stat.Mean(all[1].across(q, drToMrFree), nil))
 	}
 	return s[:len(s)-1]
-}
-
-// mean returns the mean of xs.
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // judgeFixedPoints checks Fig. 1: DrDAM reaches MrDAM's fixed points (on

@@ -3,6 +3,7 @@ package paper
 import (
 	"encoding/csv"
 	"fmt"
+	"gonum.org/v1/gonum/stat"
 	"image"
 	"io"
 	"math"
@@ -173,7 +174,7 @@ func sweepTable(sw SweepSpec, seeds []uint64, cells sweepCells) string {
 				if part == 0 {
 					fmt.Fprintf(&b, " %22s", meanIv(xs))
 				} else {
-					fmt.Fprintf(&b, " %22.2f", mean(xs))
+					fmt.Fprintf(&b, " %22.2f", stat.Mean(xs, nil))
 				}
 			}
 			b.WriteString("\n")

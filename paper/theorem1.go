@@ -284,19 +284,10 @@ func firstRow(rows []experiment.Row, metric string) (experiment.Row, bool) {
 
 // overSeedsCurve returns, from summaries over seeds, the points (Y, mean,
 // half-width of the 95% interval) of metric at D = d, β = b and query set
-// q, ordered by Y.
+// q, ordered by Y (meanCurve's).
 func overSeedsCurve(sum []experiment.Summary, metric string, d int, b float64, q experiment.QuerySet) (xs, ys, es []float64) {
-	var sel []experiment.Summary
-	for _, s := range sum {
-		if s.Metric == metric && s.D == d && s.Beta == b && s.Queries == q {
-			sel = append(sel, s)
-		}
-	}
-	slices.SortFunc(sel, func(a, b experiment.Summary) int { return a.Y - b.Y })
-	for _, s := range sel {
-		xs, ys, es = append(xs, float64(s.Y)), append(ys, s.Mean), append(es, (s.Hi-s.Lo)/2)
-	}
-	return xs, ys, es
+	return meanCurve(sum, func(r experiment.Row) bool { return r.Metric == metric && r.D == d && r.Beta == b && r.Queries == q },
+		func(r experiment.Row) float64 { return float64(r.Y) })
 }
 
 // Theorem1Figures returns the figures of theorem1 by file base name, each
