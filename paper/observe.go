@@ -402,12 +402,28 @@ func basisNames(f features.Family) []string {
 	return names
 }
 
-// basisAdvantage returns, for one seed's rows, the log ratios err(pos) /
-// err(trig) of the positive basis pos against the trigonometric basis
-// trig at β, over Y, query set (stored, new), metric and projection.
-func basisAdvantage(rs []experiment.Row, beta float64, pos, trig string) (num, den []float64) {
-	ix := newIndex(rs)
-	for _, k := range keys(rs) {
+// seedIndex is one seed's rows indexed, with their keys.
+type seedIndex struct {
+	ix   index
+	keys []experiment.Key
+}
+
+// indexBySeed indexes the rows of each seed once, for rules that look up
+// many groups in the same seed's rows.
+func indexBySeed(rows []experiment.Row) map[uint64]seedIndex {
+	out := map[uint64]seedIndex{}
+	for _, s := range experiment.Seeds(rows) {
+		rs := experiment.Select(rows, func(r experiment.Row) bool { return r.Seed == s })
+		out[s] = seedIndex{newIndex(rs), keys(rs)}
+	}
+	return out
+}
+
+// basisAdvantage returns, for one seed's indexed rows, the errors of the
+// positive basis pos (num) and of the trigonometric basis trig (den) at β,
+// paired over Y, query set (stored, new), metric and projection.
+func basisAdvantage(si seedIndex, beta float64, pos, trig string) (num, den []float64) {
+	for _, k := range si.keys {
 		if k.Beta != beta || k.Basis != trig {
 			continue
 		}
@@ -415,8 +431,8 @@ func basisAdvantage(rs []experiment.Row, beta float64, pos, trig string) (num, d
 		kp.Basis = pos
 		for _, q := range []experiment.QuerySet{experiment.Stored, experiment.New} {
 			for _, m := range errorMetrics {
-				t, ok1 := ix.get(k, q, m)
-				p, ok2 := ix.get(kp, q, m)
+				t, ok1 := si.ix.get(k, q, m)
+				p, ok2 := si.ix.get(kp, q, m)
 				if ok1 && ok2 {
 					num, den = append(num, p.Mean), append(den, t.Mean)
 				}
@@ -439,12 +455,13 @@ func ObserveBases(rows []experiment.Row) Finding {
 	trigs, poss := basisNames(features.Trigonometric), basisNames(features.Positive)
 	bs := betas(rows)
 	m := len(bs) * len(trigs) * len(poss)
+	bySeed := indexBySeed(rows)
 	var vs []string
 	for _, b := range bs {
 		var parts []string
 		for _, tr := range trigs {
 			for _, po := range poss {
-				xs := perSeed(rows, func(rs []experiment.Row) float64 { return meanLogRatio(basisAdvantage(rs, b, po, tr)) })
+				xs := perSeed(rows, func(rs []experiment.Row) float64 { return meanLogRatio(basisAdvantage(bySeed[rs[0].Seed], b, po, tr)) })
 				t := decide(xs, above, 0, 0, m)
 				if t.verdict == NotMeasured {
 					continue
@@ -504,13 +521,15 @@ func ObserveBasesTrend(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 6 (high β)", Claim: "the trigonometric bases' advantage is largest at high β",
 		Rule: "for each seed, the least-squares slope, against log β, of the mean log(positive error / trigonometric error) over pairs of bases, Y, query set, metric and projection; the claim holds when its 95% interval across seeds lies above 0"}
 	trigs, poss := basisNames(features.Trigonometric), basisNames(features.Positive)
+	bySeed := indexBySeed(rows)
 	xs := perSeed(rows, func(rs []experiment.Row) float64 {
+		si := bySeed[rs[0].Seed]
 		var lb, adv []float64
 		for _, b := range betas(rs) {
 			var num, den []float64
 			for _, tr := range trigs {
 				for _, po := range poss {
-					n, d := basisAdvantage(rs, b, po, tr)
+					n, d := basisAdvantage(si, b, po, tr)
 					num, den = append(num, n...), append(den, d...)
 				}
 			}
