@@ -39,7 +39,10 @@ func (p BoundParams) lipschitz() float64 {
 // bound is then vacuous.
 func Theorem1Bound(p BoundParams, eta float64, l int) (float64, error) {
 	lb, err := LogTheorem1Bound(p, eta, l)
-	return math.Exp(lb), err
+	if err != nil {
+		return 0, err
+	}
+	return math.Exp(lb), nil
 }
 
 // Corollary1Step returns the step size η = C2 / (L·(1 + 2Kβe^{β/2})) of
