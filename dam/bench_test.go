@@ -30,12 +30,14 @@ func BenchmarkEnergyGrad(b *testing.B) {
 		}
 		e, g := make([]float64, sz.b), make([]float64, sz.b*sz.d)
 		for _, prec := range benchPrecisions {
-			for _, name := range []string{"MrDAM", "DrDAM-sincos", "DrDAM-exp"} {
+			for _, name := range []string{"MrDAM", "DrDAM-sincos", "DrDAM-sincos-sorf", "DrDAM-exp"} {
 				b.Run(fmt.Sprintf("%s/%v/%s", sz.name, prec, name), func(b *testing.B) {
 					var m Model
 					switch name {
 					case "MrDAM":
 						m = mustMrDAM(b, Config{D: sz.d, Beta: 10, Precision: prec}, xi)
+					case "DrDAM-sincos-sorf":
+						m = mustDrDAM(b, Config{D: sz.d, Beta: 10, Y: sz.y, Projection: features.Structured, Seed: 1, Precision: prec}, xi)
 					case "DrDAM-sincos":
 						m = mustDrDAM(b, Config{D: sz.d, Beta: 10, Y: sz.y, Seed: 1, Precision: prec}, xi)
 					default:

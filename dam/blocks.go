@@ -237,6 +237,59 @@ func (f *sorf[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T]) {
 	}
 }
 
+// panels reports whether the lines transforms run in vector assembly:
+// then the engine takes each query panel through forwardPanel and
+// backwardPanel; elsewhere each query is transformed on its own by
+// forward and backwardAdd, which is faster there.
+func (f *sorf[T]) panels() bool { return fwht.LinesFast() }
+
+// forwardPanel writes the N phases of the queries of panel qp of xp into
+// hq (at least N lines), with every query of the panel in its lane: the
+// panel's D lines are copied, padded with zero lines to N, and go through
+// the three transforms together (fwht's lines transforms), then the row
+// scales. Each lane gets, bit for bit, what forward's per-query transforms
+// give it.
+func (f *sorf[T]) forwardPanel(hq []T, xp *kern.Panels[T], qp, b int) {
+	l, n, d := kern.Lanes[T](), f.s.N, f.s.D
+	d1, d2, d3 := f.blockSigns(b)
+	hq = hq[:n*l]
+	copy(hq[:d*l], xp.Data[qp*xp.Cp*l:])
+	clear(hq[d*l:])
+	linesSignTransform(hq, d3)
+	linesSignTransform(hq, d2)
+	linesSignTransform(hq, d1)
+	linesScale(hq, hq, f.scale[b*n:(b+1)*n], false)
+}
+
+// backwardPanel adds the transposed chain applied to the gradient weights
+// gq (N lines, overwritten) of the queries of panel qp to their rows of z:
+// d₃ ⊙ H(d₂ ⊙ H(d₁ ⊙ H(s ⊙ g))), the last sign multiply fused into the add.
+func (f *sorf[T]) backwardPanel(z *kern.Panels[T], gq []T, qp, b int) {
+	l, n, d := kern.Lanes[T](), f.s.N, f.s.D
+	d1, d2, d3 := f.blockSigns(b)
+	gq = gq[:n*l]
+	linesSignTransform(gq, f.scale[b*n:(b+1)*n])
+	linesSignTransform(gq, d1)
+	linesSignTransform(gq, d2)
+	linesScale(z.Data[qp*z.Cp*l:qp*z.Cp*l+d*l], gq[:d*l], d3[:d], true)
+}
+
+func linesSignTransform[T kern.Float](x, s []T) {
+	if is32[T]() {
+		fwht.LinesSignTransform32(f32(x), f32(s))
+	} else {
+		fwht.LinesSignTransform64(f64(x), f64(s))
+	}
+}
+
+func linesScale[T kern.Float](dst, x, s []T, add bool) {
+	if is32[T]() {
+		fwht.LinesScale32(f32(dst), f32(x), f32(s), add)
+	} else {
+		fwht.LinesScale64(f64(dst), f64(x), f64(s), add)
+	}
+}
+
 func signTransform[T kern.Float](x, s []T) {
 	if is32[T]() {
 		fwht.SignTransform32(f32(x), f32(s))

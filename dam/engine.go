@@ -96,6 +96,8 @@ type eval[T kern.Float] struct {
 	groups         []group[T]
 	b, nqp, nb, ng int
 	task           par.Task
+	zTask          par.Task  // combineZ over query panels
+	zOut           []float64 // combineZ's destination
 
 	// Results, per query (length B): s is the trigonometric sum, or the
 	// softmax normalizer at max m; z (B×D, float64) is Z, scaled to m.
@@ -117,9 +119,13 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 	if len(ev.groups) < ev.ng {
 		ev.groups = append(ev.groups, make([]group[T], ev.ng-len(ev.groups))...)
 	}
+	hPanels := ev.nqp // query panels whose phases a block buffer holds
+	if pb, ok := src.(panelBlocks[T]); ok && pb.panels() {
+		hPanels = 1
+	}
 	for i := range ev.ng {
 		g := &ev.groups[i]
-		g.h = growT(g.h, ev.nqp*src.maxRows()*l)
+		g.h = growT(g.h, hPanels*src.maxRows()*l)
 		g.acc = growT(g.acc, l)
 		g.mOld = growT(g.mOld, l)
 		if ev.withGrad {
@@ -159,62 +165,99 @@ func growBool(s []bool, n int) []bool {
 	return make([]bool, n)
 }
 
+// panelBlocks is implemented by the block sources that run each query
+// panel through a block on its own (SORF with the lines transforms): the
+// group then takes every panel through the forward product, the
+// elementwise pass and the backward product before the next, so that its
+// phases stay in cache (N lines, not the whole batch's).
+type panelBlocks[T kern.Float] interface {
+	// panels reports whether the per-panel methods are to be used now.
+	panels() bool
+	// forwardPanel writes the phases of query panel qp for block b into
+	// hq (the block's rows × L).
+	forwardPanel(hq []T, xp *kern.Panels[T], qp, b int)
+	// backwardPanel adds Wᵀ·g of query panel qp for block b into z; gq
+	// (the gradient weights in hq's layout) may be overwritten.
+	backwardPanel(z *kern.Panels[T], gq []T, qp, b int)
+}
+
 // group runs the blocks of group gi: forward product, elementwise pass,
-// transposed product, block by block.
+// transposed product, block by block (and, for a panelBlocks source,
+// query panel by query panel within a block).
 func (ev *eval[T]) group(gi int) {
 	l := kern.Lanes[T]()
 	g := &ev.groups[gi]
-	p := ev.p
 	b0, b1 := kern.GroupBlocks(gi, ev.nb)
+	pb, perPanel := ev.src.(panelBlocks[T])
+	perPanel = perPanel && pb.panels()
 	for blk := b0; blk < b1; blk++ {
 		lo, n := ev.src.span(blk)
-		rows := func(v []T) []T {
-			if v == nil {
-				return nil
+		if perPanel {
+			hq := g.h[:n*l]
+			for qp := range ev.nqp {
+				pb.forwardPanel(hq, &ev.xp, qp, blk)
+				ev.elementwise(g, hq, qp, lo, n)
+				if ev.withGrad {
+					pb.backwardPanel(&g.z, hq, qp, blk)
+				}
 			}
-			return v[lo : lo+n]
+			continue
 		}
 		h := g.h[:ev.nqp*n*l]
 		ev.src.forward(h, &ev.xp, blk, &g.sc)
 		for qp := range ev.nqp {
-			hq := h[qp*n*l : (qp+1)*n*l]
-			acc := g.acc[:l]
-			clear(acc)
-			s := g.s[qp*l : (qp+1)*l]
-			if p.trig {
-				trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
-				for j, v := range acc {
-					s[j] += float64(v)
-				}
-				continue
-			}
-			mt := g.mt[qp*l : (qp+1)*l]
-			copy(g.mOld, mt)
-			expBlockMax(mt, hq, rows(p.r1), rows(p.r2), l)
-			for j := range mt {
-				if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
-					sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
-					s[j] *= sc
-					if ev.withGrad {
-						rescaleLane(&g.z, qp, j, T(sc))
-					}
-				}
-			}
-			expBlockWeights(acc, hq, rows(p.r1), rows(p.r2), mt, l)
-			for j, v := range acc {
-				s[j] += float64(v)
-				if !math.IsInf(float64(mt[j]), -1) {
-					g.touched[qp*l+j] = true
-				}
-			}
+			ev.elementwise(g, h[qp*n*l:(qp+1)*n*l], qp, lo, n)
 		}
 		if ev.withGrad {
 			ev.src.backwardAdd(&g.z, h, blk, &g.sc)
 		}
 	}
-	if !p.trig {
+	if !ev.p.trig {
 		for j, v := range g.mt {
 			g.m[j] = float64(v)
+		}
+	}
+}
+
+// elementwise runs the elementwise pass of query panel qp over the phases
+// hq of the rows [lo, lo+n): it adds the panel's sums into the group's and
+// leaves the gradient weights in hq.
+func (ev *eval[T]) elementwise(g *group[T], hq []T, qp, lo, n int) {
+	l := kern.Lanes[T]()
+	p := ev.p
+	rows := func(v []T) []T {
+		if v == nil {
+			return nil
+		}
+		return v[lo : lo+n]
+	}
+	acc := g.acc[:l]
+	clear(acc)
+	s := g.s[qp*l : (qp+1)*l]
+	if p.trig {
+		trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
+		for j, v := range acc {
+			s[j] += float64(v)
+		}
+		return
+	}
+	mt := g.mt[qp*l : (qp+1)*l]
+	copy(g.mOld, mt)
+	expBlockMax(mt, hq, rows(p.r1), rows(p.r2), l)
+	for j := range mt {
+		if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
+			sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
+			s[j] *= sc
+			if ev.withGrad {
+				rescaleLane(&g.z, qp, j, T(sc))
+			}
+		}
+	}
+	expBlockWeights(acc, hq, rows(p.r1), rows(p.r2), mt, l)
+	for j, v := range acc {
+		s[j] += float64(v)
+		if !math.IsInf(float64(mt[j]), -1) {
+			g.touched[qp*l+j] = true
 		}
 	}
 }
@@ -232,13 +275,10 @@ func rescaleLane[T kern.Float](z *kern.Panels[T], qp, j int, s T) {
 // positive case, each group is first rescaled to the common maximum.
 func (ev *eval[T]) combine(z []float64) {
 	l := kern.Lanes[T]()
-	b, d := ev.b, ev.src.dim()
+	b := ev.b
 	ev.s = grow(ev.s, b)
 	ev.m = grow(ev.m, b)
 	clear(ev.s)
-	if z != nil {
-		clear(z)
-	}
 	for q := range b {
 		if ev.p.trig {
 			for gi := range ev.ng {
@@ -260,10 +300,29 @@ func (ev *eval[T]) combine(z []float64) {
 	if z == nil {
 		return
 	}
+	// Z, query panel by query panel on every core: each query's row is
+	// summed over the groups in group order whoever computes it, so the
+	// result does not depend on the number of cores.
+	ev.zOut = z
+	if ev.zTask.F == nil {
+		ev.zTask.F = ev.combineZ
+	}
+	ev.zTask.Run((b + l - 1) / l)
+}
+
+// combineZ adds the groups' partial Z of the queries of panel qp into
+// ev.zOut, rescaled to the common maximum for the positive case.
+func (ev *eval[T]) combineZ(qp int) {
+	l := kern.Lanes[T]()
+	d := ev.src.dim()
 	cp := kern.PadD(d)
-	for gi := range ev.ng {
-		g := &ev.groups[gi]
-		for q := range b {
+	z := ev.zOut
+	for q := qp * l; q < min((qp+1)*l, ev.b); q++ {
+		zr := z[q*d : (q+1)*d]
+		clear(zr)
+		base := qp*cp*l + q%l
+		for gi := range ev.ng {
+			g := &ev.groups[gi]
 			sc := 1.0
 			if !ev.p.trig {
 				if math.IsInf(g.m[q], -1) {
@@ -271,10 +330,9 @@ func (ev *eval[T]) combine(z []float64) {
 				}
 				sc = math.Exp(g.m[q] - ev.m[q])
 			}
-			base := (q/l)*cp*l + q%l
-			zr := z[q*d : (q+1)*d]
+			gz := g.z.Data[base:]
 			for c := range zr {
-				zr[c] += sc * float64(g.z.Data[base+c*l])
+				zr[c] += sc * float64(gz[c*l])
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/drdam/drdam/features"
@@ -17,7 +18,7 @@ import (
 // reference products, no blocks or kernels): float64 rounding in another
 // order, 1e-11 relative. D = 37 pads to N = 64; Y = 300 cuts the last block.
 func TestSORFMatchesNaive(t *testing.T) {
-	const d, k, b = 37, 7, 5
+	const d, k, b = 37, 19, 19 // 19 queries: three float64 panels, two float32
 	xi, x := grayQueries(401, k, b, d, 0.3)
 	defer cpuid.Set(cpuid.Current())
 	for _, lv := range cpuid.Supported() {
@@ -31,6 +32,44 @@ func TestSORFMatchesNaive(t *testing.T) {
 					if math.Abs(e[q]-want) > 1e-11*math.Max(1, math.Abs(want)) {
 						t.Errorf("%v %v: query %d: %v, naive %v", lv, m.cfg, q, e[q], want)
 					}
+				}
+			}
+		}
+	}
+}
+
+// TestSORFPanelsAgree: with AVX-512, SORF takes each query panel through
+// fwht's lines transforms (sorf.forwardPanel/backwardPanel); at AVX2 each
+// query is transformed on its own. The forward transforms are the same
+// stages in the same order (bit for bit, fwht's TestLinesMatchColumns);
+// the backward runs the transposed chain in another stage order, so
+// gradients differ by rounding only: 1e-12 relative in float64 (the
+// transforms' error is about log2(N)·2⁻⁵³ of Σ|x|, 10⁻¹⁴ here), 1e-4 in
+// float32 (2⁻²⁴·log2(N)·√Y ≈ 10⁻⁵ on sums of Y = 1500 terms). D = 300
+// pads to N = 512 lines, more than one 16 KiB chunk of float64 lines, so
+// the passes across chunks run too; a second evaluation with fewer
+// queries leaves stale lanes in the last panel, which must not leak.
+func TestSORFPanelsAgree(t *testing.T) {
+	if !slices.Contains(cpuid.Supported(), cpuid.AVX512) {
+		t.Skip("no AVX-512 here: the per-panel path does not run")
+	}
+	const d, k, b = 300, 21, 21
+	xi, x := grayQueries(441, k, b, d, 0.2)
+	defer cpuid.Set(cpuid.Current())
+	for _, prec := range []Precision{Float64, Float32} {
+		tol := 1e-12
+		if prec == Float32 {
+			tol = 1e-4
+		}
+		for _, basis := range []features.Basis{features.SinCos, features.Exp} {
+			m := mustDrDAM(t, Config{D: d, Beta: 8, Y: 1500, Basis: basis, Projection: features.Structured, Seed: 5, Precision: prec}, xi)
+			for _, nb := range []int{b, b - 4} {
+				cpuid.Set(cpuid.AVX2)
+				e2, g2 := energies(t, m, x[:nb*d])
+				cpuid.Set(cpuid.AVX512)
+				e5, g5 := energies(t, m, x[:nb*d])
+				if re, rg := relDiff(e5, e2), relDiff(g5, g2); !(re <= tol && rg <= tol) {
+					t.Errorf("%v %v B=%d: per-panel against per-query: energies %.2g, gradients %.2g apart (tolerance %g)", prec, basis, nb, re, rg, tol)
 				}
 			}
 		}

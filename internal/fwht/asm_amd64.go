@@ -170,3 +170,65 @@ func run[T float32 | float64](lv cpuid.Level, x, s []T, mode int) {
 		passes(lv, &x[0], nv, lc, lnv, maxOuterLog)
 	}
 }
+
+// Lines kernels (AVX-512 only): lbase runs, on each group of 2^logg
+// consecutive lines (one vector each), the multiply of line i by the
+// scalar s[i] (if s is not nil) and the stages across the group's lines;
+// lscale sets (or adds) s[i]·x_i into line i of dst.
+
+//go:noescape
+func lbase32AVX512(x, s *float32, nv, logg int)
+
+//go:noescape
+func lscale32AVX512(dst, x, s *float32, nv int, add bool)
+
+//go:noescape
+func lbase64AVX512(x, s *float64, nv, logg int)
+
+//go:noescape
+func lscale64AVX512(dst, x, s *float64, nv int, add bool)
+
+// linesAsm reports whether the lines kernels run at level lv.
+func linesAsm(lv cpuid.Level) bool { return lv == cpuid.AVX512 }
+
+func callLBase[T float32 | float64](x, s *T, nv, logg int) {
+	switch x := any(x).(type) {
+	case *float32:
+		lbase32AVX512(x, any(s).(*float32), nv, logg)
+	case *float64:
+		lbase64AVX512(x, any(s).(*float64), nv, logg)
+	}
+}
+
+func callLScale[T float32 | float64](dst, x, s *T, nv int, add bool) {
+	switch dst := any(dst).(type) {
+	case *float32:
+		lscale32AVX512(dst, any(x).(*float32), any(s).(*float32), nv, add)
+	case *float64:
+		lscale64AVX512(dst, any(x).(*float64), any(s).(*float64), nv, add)
+	}
+}
+
+// linesRun transforms the n lines of x (n a power of two) at AVX-512, as
+// run does for one array: chunk by chunk, the sign multiply and the stages
+// within groups of lines (lbase), then the stages of larger strides within
+// the chunk; then the stages across chunks. The strides go in increasing
+// order, as in run's modePre.
+func linesRun[T float32 | float64](x, s []T, n int) {
+	lv := cpuid.AVX512
+	lnv := log2(n)
+	logg := min(lnv, 4)
+	lc := max(min(lnv, log2(chunkBytes/64)), logg)
+	cv := 1 << lc
+	w := len(x) / n
+	for c := 0; c < n; c += cv {
+		var sc *T
+		if s != nil {
+			sc = &s[c]
+		}
+		xc := &x[c*w]
+		callLBase(xc, sc, cv, logg)
+		passes(lv, xc, cv, logg, lc, 4)
+	}
+	passes(lv, &x[0], n, lc, lnv, maxOuterLog)
+}
