@@ -160,79 +160,115 @@ func (o *onDemand[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T
 	kern.BackwardAdd(z, w, g, 0, w.NP)
 }
 
-// sorf is a structured projection: each block of N rows is
-// S·H_u D₁ H_u D₂ H_u D₃ (S including the normalization), applied to each
-// query with three fast Walsh–Hadamard transforms (package internal/fwht).
+// sorf is a structured projection: each SORF block of N rows is
+// S·H_u D₁ H_u D₂ H_u D₃ (S including the normalization), applied with
+// three fast Walsh–Hadamard transforms (package internal/fwht). The
+// engine's blocks are groups of m consecutive SORF blocks (m·N ≈ 256 rows
+// at small N), so that small transforms go through fwht many at a time.
 type sorf[T kern.Float] struct {
 	s     *features.SORF
-	signs []T // the signs of features.SORF, converted
-	scale []T // its row scales, converted
+	m     int    // SORF blocks per engine block
+	diag  [3][]T // D₁, D₂, D₃ of every SORF block, each Blocks()·N long
+	scale []T    // the row scales, converted
 }
 
+// sorfGroupRows is about how many rows an engine block of SORF blocks has
+// (16 KiB of lines): fewer, smaller calls cost more than they transform.
+const sorfGroupRows = 256
+
 func newSORF[T kern.Float](s *features.SORF) *sorf[T] {
-	return &sorf[T]{s: s, signs: padTo[T](s.Signs, len(s.Signs), 0, 0), scale: padTo[T](s.Scale, len(s.Scale), 0, 0)}
+	nb, n := s.Blocks(), s.N
+	f := &sorf[T]{s: s, m: max(1, sorfGroupRows/n), scale: padTo[T](s.Scale, len(s.Scale), 0, 0)}
+	for i := range f.diag {
+		f.diag[i] = make([]T, nb*n)
+		for b := range nb {
+			src := s.Signs[(3*b+i)*n : (3*b+i+1)*n]
+			for r, v := range src {
+				f.diag[i][b*n+r] = T(v)
+			}
+		}
+	}
+	return f
 }
 
 func (f *sorf[T]) dim() int { return f.s.D }
 
-func (f *sorf[T]) count() (int, int) { return f.s.Blocks(), f.s.Blocks() * f.s.N }
-
-func (f *sorf[T]) span(b int) (int, int) { return b * f.s.N, f.s.N }
-
-func (f *sorf[T]) maxRows() int { return f.s.N }
-
-func (f *sorf[T]) blockSigns(b int) (d1, d2, d3 []T) {
-	n := f.s.N
-	blk := f.signs[3*b*n : 3*(b+1)*n]
-	return blk[:n], blk[n : 2*n], blk[2*n:]
+func (f *sorf[T]) count() (int, int) {
+	nb := f.s.Blocks()
+	return (nb + f.m - 1) / f.m, nb * f.s.N
 }
 
+// sub returns the first SORF block and the number of SORF blocks of
+// engine block b.
+func (f *sorf[T]) sub(b int) (first, k int) {
+	first = b * f.m
+	return first, min(f.m, f.s.Blocks()-first)
+}
+
+func (f *sorf[T]) span(b int) (int, int) {
+	first, k := f.sub(b)
+	return first * f.s.N, k * f.s.N
+}
+
+func (f *sorf[T]) maxRows() int { return min(f.m, f.s.Blocks()) * f.s.N }
+
+// rows returns the rows [lo, lo+n) of v (a per-row array).
+func rowsOf[T kern.Float](v []T, lo, n int) []T { return v[lo : lo+n] }
+
 // forward transforms each query of xp (in the first D of N coordinates,
-// the rest zero) and scatters the N phases into the query's lane of h.
+// the rest zero) by each SORF block of engine block b and scatters the
+// phases into the query's lane of h.
 func (f *sorf[T]) forward(h []T, xp *kern.Panels[T], b int, sc *scratch[T]) {
 	l, n, d := kern.Lanes[T](), f.s.N, f.s.D
-	d1, d2, d3 := f.blockSigns(b)
+	lo, rows := f.span(b)
 	sc.buf = alignedT(sc.buf, n)
 	v := sc.buf
-	rs := f.scale[b*n : (b+1)*n]
 	clear(h)
-	for q := range xp.R {
-		qp, lane := q/l, q%l
-		base := qp * xp.Cp * l
-		for i := range d {
-			v[i] = xp.Data[base+i*l+lane]
-		}
-		clear(v[d:])
-		signTransform(v, d3)
-		signTransform(v, d2)
-		signTransform(v, d1)
-		hq := h[qp*n*l:]
-		for r, x := range v {
-			hq[r*l+lane] = x * rs[r]
+	for r0 := 0; r0 < rows; r0 += n {
+		d1, d2, d3 := rowsOf(f.diag[0], lo+r0, n), rowsOf(f.diag[1], lo+r0, n), rowsOf(f.diag[2], lo+r0, n)
+		rs := rowsOf(f.scale, lo+r0, n)
+		for q := range xp.R {
+			qp, lane := q/l, q%l
+			base := qp * xp.Cp * l
+			for i := range d {
+				v[i] = xp.Data[base+i*l+lane]
+			}
+			clear(v[d:])
+			signTransform(v, d3)
+			signTransform(v, d2)
+			signTransform(v, d1)
+			hq := h[(qp*rows+r0)*l:]
+			for r, x := range v {
+				hq[r*l+lane] = x * rs[r]
+			}
 		}
 	}
 }
 
 // backwardAdd gathers each query's lane of g, applies the transposed
-// chain and adds the first D coordinates to the query's row of z.
+// chain of each SORF block and adds the first D coordinates to the
+// query's row of z.
 func (f *sorf[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T]) {
 	l, n, d := kern.Lanes[T](), f.s.N, f.s.D
-	d1, d2, d3 := f.blockSigns(b)
+	lo, rows := f.span(b)
 	sc.buf = alignedT(sc.buf, n)
 	v := sc.buf
-	rs := f.scale[b*n : (b+1)*n]
-	for q := range z.R {
-		qp, lane := q/l, q%l
-		gq := g[qp*n*l:]
-		for r := range v {
-			v[r] = gq[r*l+lane] * rs[r]
-		}
-		transformSign(v, d1)
-		transformSign(v, d2)
-		transformSign(v, d3)
-		base := qp * z.Cp * l
-		for i := range d {
-			z.Data[base+i*l+lane] += v[i]
+	for r0 := 0; r0 < rows; r0 += n {
+		d1, d2, d3 := rowsOf(f.diag[0], lo+r0, n), rowsOf(f.diag[1], lo+r0, n), rowsOf(f.diag[2], lo+r0, n)
+		rs := rowsOf(f.scale, lo+r0, n)
+		for q := range z.R {
+			qp, lane := q/l, q%l
+			gq := g[(qp*rows+r0)*l:]
+			for r := range v {
+				v[r] = gq[r*l+lane] * rs[r]
+			}
+			transformSign(v, d1)
+			transformSign(v, d2)
+			transformSign(v, d3)
+			base := qp * z.Cp * l
+			for i := range d {
+				z.Data[base+i*l+lane] += v[i]
+			}
 		}
 	}
 }
@@ -243,42 +279,49 @@ func (f *sorf[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T]) {
 // forward and backwardAdd, which is faster there.
 func (f *sorf[T]) panels() bool { return fwht.LinesFast() }
 
-// forwardPanel writes the N phases of the queries of panel qp of xp into
-// hq (at least N lines), with every query of the panel in its lane: the
-// panel's D lines are copied, padded with zero lines to N, and go through
-// the three transforms together (fwht's lines transforms), then the row
-// scales. Each lane gets, bit for bit, what forward's per-query transforms
-// give it.
+// forwardPanel writes the phases of the queries of panel qp of xp for
+// engine block b into hq (its rows × L), with every query of the panel in
+// its lane: the panel's D lines are copied into each SORF block's N lines
+// (padded with zero lines), and all of them go through the three
+// transforms together (fwht's lines transforms), then the row scales.
+// Each lane gets, bit for bit, what forward's per-query transforms give it.
 func (f *sorf[T]) forwardPanel(hq []T, xp *kern.Panels[T], qp, b int) {
 	l, n, d := kern.Lanes[T](), f.s.N, f.s.D
-	d1, d2, d3 := f.blockSigns(b)
-	hq = hq[:n*l]
-	copy(hq[:d*l], xp.Data[qp*xp.Cp*l:])
-	clear(hq[d*l:])
-	linesSignTransform(hq, d3)
-	linesSignTransform(hq, d2)
-	linesSignTransform(hq, d1)
-	linesScale(hq, hq, f.scale[b*n:(b+1)*n], false)
+	lo, rows := f.span(b)
+	hq = hq[:rows*l]
+	src := xp.Data[qp*xp.Cp*l : qp*xp.Cp*l+d*l]
+	for r0 := 0; r0 < rows; r0 += n {
+		copy(hq[r0*l:], src)
+		clear(hq[(r0+d)*l : (r0+n)*l])
+	}
+	linesBatchSignTransform(hq, rowsOf(f.diag[2], lo, rows), n)
+	linesBatchSignTransform(hq, rowsOf(f.diag[1], lo, rows), n)
+	linesBatchSignTransform(hq, rowsOf(f.diag[0], lo, rows), n)
+	linesScale(hq, hq, rowsOf(f.scale, lo, rows), false)
 }
 
 // backwardPanel adds the transposed chain applied to the gradient weights
-// gq (N lines, overwritten) of the queries of panel qp to their rows of z:
-// d₃ ⊙ H(d₂ ⊙ H(d₁ ⊙ H(s ⊙ g))), the last sign multiply fused into the add.
+// gq (the block's rows × L, overwritten) of the queries of panel qp to
+// their rows of z: d₃ ⊙ H(d₂ ⊙ H(d₁ ⊙ H(s ⊙ g))) for each SORF block, the
+// last sign multiply fused into the add.
 func (f *sorf[T]) backwardPanel(z *kern.Panels[T], gq []T, qp, b int) {
 	l, n, d := kern.Lanes[T](), f.s.N, f.s.D
-	d1, d2, d3 := f.blockSigns(b)
-	gq = gq[:n*l]
-	linesSignTransform(gq, f.scale[b*n:(b+1)*n])
-	linesSignTransform(gq, d1)
-	linesSignTransform(gq, d2)
-	linesScale(z.Data[qp*z.Cp*l:qp*z.Cp*l+d*l], gq[:d*l], d3[:d], true)
+	lo, rows := f.span(b)
+	gq = gq[:rows*l]
+	linesBatchSignTransform(gq, rowsOf(f.scale, lo, rows), n)
+	linesBatchSignTransform(gq, rowsOf(f.diag[0], lo, rows), n)
+	linesBatchSignTransform(gq, rowsOf(f.diag[1], lo, rows), n)
+	zq := z.Data[qp*z.Cp*l : qp*z.Cp*l+d*l]
+	for r0 := 0; r0 < rows; r0 += n {
+		linesScale(zq, gq[r0*l:(r0+d)*l], rowsOf(f.diag[2], lo+r0, d), true)
+	}
 }
 
-func linesSignTransform[T kern.Float](x, s []T) {
+func linesBatchSignTransform[T kern.Float](x, s []T, n int) {
 	if is32[T]() {
-		fwht.LinesSignTransform32(f32(x), f32(s))
+		fwht.LinesBatchSignTransform32(f32(x), f32(s), n)
 	} else {
-		fwht.LinesSignTransform64(f64(x), f64(s))
+		fwht.LinesBatchSignTransform64(f64(x), f64(s), n)
 	}
 }
 

@@ -209,6 +209,38 @@ func callLScale[T float32 | float64](dst, x, s *T, nv int, add bool) {
 	}
 }
 
+// linesRunBatch transforms the consecutive arrays of n lines of x at
+// AVX-512: arrays larger than a chunk one by one (linesRun), smaller ones
+// a chunk of whole arrays at a time, each stage of stride < n run over the
+// chunk in one call.
+func linesRunBatch[T float32 | float64](x, s []T, n int) {
+	w := 64 / int(unsafe.Sizeof(x[0]))
+	nv := len(x) / w
+	ln := log2(n)
+	cv := max(n, chunkBytes/64)
+	if n >= cv {
+		for a := 0; a < nv; a += n {
+			var sa []T
+			if s != nil {
+				sa = s[a : a+n]
+			}
+			linesRun(x[a*w:(a+n)*w], sa, n)
+		}
+		return
+	}
+	logg := min(ln, 4)
+	for c := 0; c < nv; c += cv {
+		m := min(cv, nv-c) // a whole number of arrays
+		var sc *T
+		if s != nil {
+			sc = &s[c]
+		}
+		xc := &x[c*w]
+		callLBase(xc, sc, m, logg)
+		passes(cpuid.AVX512, xc, m, logg, ln, 4)
+	}
+}
+
 // linesRun transforms the n lines of x (n a power of two) at AVX-512, as
 // run does for one array: chunk by chunk, the sign multiply and the stages
 // within groups of lines (lbase), then the stages of larger strides within

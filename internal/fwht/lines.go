@@ -40,6 +40,22 @@ func LinesSignTransform32(x, s []float32) { linesTransform(x, s, Lines32, "Lines
 // values (n = len(x)/8).
 func LinesSignTransform64(x, s []float64) { linesTransform(x, s, Lines64, "LinesSignTransform64") }
 
+// LinesBatchSignTransform32 runs LinesSignTransform32 on each of the
+// len(x)/(16n) consecutive arrays of n lines in x (n a power of two; s,
+// if not nil, has one entry per line of x), in fewer calls and sweeps
+// than one call per array: the small SORF blocks of low dimensions go
+// through it many at a time. Each array's result is bit for bit that of
+// LinesSignTransform32.
+func LinesBatchSignTransform32(x, s []float32, n int) {
+	linesBatch(x, s, n, Lines32, "LinesBatchSignTransform32")
+}
+
+// LinesBatchSignTransform64 is LinesBatchSignTransform32 for float64 lines
+// of 8 values.
+func LinesBatchSignTransform64(x, s []float64, n int) {
+	linesBatch(x, s, n, Lines64, "LinesBatchSignTransform64")
+}
+
 // LinesScale32 sets line i of dst to s[i]·(line i of x), or adds it to
 // line i of dst if add, for the n = len(x)/16 lines (len(dst) == len(x),
 // len(s) == n; dst may be x). The add is a fused multiply-add, which is
@@ -63,6 +79,30 @@ func linesTransform[T float32 | float64](x, s []T, w int, op string) {
 		return
 	}
 	linesGo(x, s, w)
+}
+
+func linesBatch[T float32 | float64](x, s []T, n, w int, op string) {
+	checkLen(op, n)
+	if len(x)%(n*w) != 0 {
+		panic("fwht: " + op + ": length is not a whole number of arrays of n lines")
+	}
+	if s != nil {
+		checkSigns(op, len(x)/w, len(s))
+	}
+	if len(x) == 0 {
+		return
+	}
+	if linesAsm(cpuid.Current()) && uintptr(unsafe.Sizeof(x[0]))*uintptr(w) == 64 {
+		linesRunBatch(x, s, n)
+		return
+	}
+	for a := 0; a < len(x)/w; a += n {
+		var sa []T
+		if s != nil {
+			sa = s[a : a+n]
+		}
+		linesGo(x[a*w:(a+n)*w], sa, w)
+	}
 }
 
 func linesScale[T float32 | float64](dst, x, s []T, add bool, w int, op string) {

@@ -84,6 +84,55 @@ func linesCase[T float32 | float64](t *testing.T, n, w int, lines func(x, s []T)
 	}
 }
 
+// TestLinesBatch checks that the batched lines transform gives each array
+// what LinesSignTransform gives it alone, bit for bit, at every level,
+// for arrays smaller and larger than a chunk and batches that end in a
+// partial chunk.
+func TestLinesBatch(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
+		for _, n := range []int{1, 2, 16, 32, 128, 256, 1024} {
+			for _, arrays := range []int{1, 3, 8, 37} {
+				linesBatchCase(t, n, arrays, Lines32, LinesSignTransform32, LinesBatchSignTransform32)
+				linesBatchCase(t, n, arrays, Lines64, LinesSignTransform64, LinesBatchSignTransform64)
+			}
+		}
+	})
+}
+
+func linesBatchCase[T float32 | float64](t *testing.T, n, arrays, w int, one func(x, s []T), batch func(x, s []T, n int)) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(uint64(n), uint64(arrays)))
+	x := make([]T, arrays*n*w)
+	s := make([]T, arrays*n)
+	for i := range x {
+		x[i] = T(2*r.Float64() - 1)
+	}
+	for i := range s {
+		s[i] = T(1 - 2*float64(r.IntN(2)))
+	}
+	for _, signs := range []bool{false, true} {
+		got := append([]T(nil), x...)
+		var sg []T
+		if signs {
+			sg = s
+		}
+		batch(got, sg, n)
+		for a := range arrays {
+			want := append([]T(nil), x[a*n*w:(a+1)*n*w]...)
+			var sa []T
+			if signs {
+				sa = s[a*n : (a+1)*n]
+			}
+			one(want, sa)
+			for i, v := range want {
+				if g := got[a*n*w+i]; g != v {
+					t.Fatalf("n=%d arrays=%d w=%d signs=%v: array %d value %d = %v, alone %v", n, arrays, w, signs, a, i, g, v)
+				}
+			}
+		}
+	}
+}
+
 func linesScaleOf[T float32 | float64](dst, x, s []T, add bool) {
 	switch d := any(dst).(type) {
 	case []float32:
