@@ -75,21 +75,32 @@ func (p *Plan) Run(sink func([]Row) error, progress func(done, total float64, la
 type Rates struct {
 	DenseNs float64 // ns per multiply-add of a dense projection (Y·D per query and direction)
 	GenNs   float64 // ns to generate one Gaussian projection entry
-	SORFNs  float64 // ns per Y·log₂N of a structured projection, per query and direction
-	TrigNs  float64 // ns per feature per query for the basis functions
+	// SORFNs is the time of a structured evaluation (energy and gradient)
+	// per feature and query, in ns, at the SORF block sizes N of
+	// SORFSizes (64, 256, 1024); between them it is interpolated in
+	// log₂N, beyond them extrapolated from the last two. The cost is not
+	// proportional to log₂N: the transforms go through memory in sweeps of
+	// up to four stages, a block of 1024 lines no longer fits the L1
+	// cache, and the basis functions, copies and scales cost per feature
+	// whatever N.
+	SORFNs [3]float64
+	TrigNs float64 // ns per feature per query for the basis functions of a dense projection
 }
+
+// SORFSizes are the block sizes N at which Calibrate times a structured
+// evaluation (the dimensions 64, 256 and 1000 pad to them).
+var SORFSizes = [3]int{64, 256, 1024}
 
 // DefaultRates are rough speeds of a recent two-core x86 machine in
 // float64, used when no calibration is made.
-var DefaultRates = Rates{DenseNs: 0.03, GenNs: 9, SORFNs: 0.6, TrigNs: 2}
+var DefaultRates = Rates{DenseNs: 0.03, GenNs: 9, SORFNs: [3]float64{2.5, 3.5, 5.5}, TrigNs: 2}
 
 // Calibration bounds: Calibrate takes the minimum of at least
 // calibMinReps timings of each measurement, repeating them until
 // calibMinTime has passed, and times each by the process's CPU time spread
 // over its threads (see timed). Single wall-clock timings made the
 // estimate of a plan vary by 2× and more between runs on a shared machine
-// (another process takes a core, the collector runs), the more so as
-// SORF's rate is a difference of two of them; the kernels keep every
+// (another process takes a core, the collector runs); the kernels keep every
 // thread busy (wall/(CPU/threads) measured at 1.01–1.15 undisturbed), so
 // the CPU time is what an undisturbed run takes, and it does not grow
 // when others take the cores.
@@ -99,18 +110,19 @@ const (
 )
 
 // Calibrate measures Rates on this machine with small DrDAM evaluations in
-// precision p (about a second): the fastest of several timings of each, as
-// an undisturbed run would take them. The estimates made from them assume
-// that the run has the machine's cores to itself.
+// precision p (about two seconds): the fastest of several timings of each,
+// as an undisturbed run would take them. The estimates made from them
+// assume that the run has the machine's cores to itself.
 func Calibrate(p dam.Precision) (Rates, error) {
 	const d, y, b = 256, 8192, 256
 	r := DefaultRates
-	x := make([]float64, b*d)
+	maxD := SORFSizes[len(SORFSizes)-1]
+	x := make([]float64, b*maxD)
 	for i := range x {
 		x[i] = float64(i%7) / 7 / 16
 	}
-	e, g := make([]float64, b), make([]float64, b*d)
-	build := func(kind features.ProjectionKind) (m *dam.DrDAM, sec float64, err error) {
+	e, g := make([]float64, b), make([]float64, b*maxD)
+	build := func(kind features.ProjectionKind, d int) (m *dam.DrDAM, sec float64, err error) {
 		defer timed(&sec)()
 		m, err = dam.NewDrDAM(dam.Config{D: d, Y: y, Beta: 10, Projection: kind, Precision: p, Seed: 1})
 		if err == nil {
@@ -118,39 +130,52 @@ func Calibrate(p dam.Precision) (Rates, error) {
 		}
 		return m, sec, err
 	}
-	eval := func(m *dam.DrDAM) (sec float64, err error) {
-		defer timed(&sec)()
-		return sec, m.EnergyGrad(e, g, x)
+	// eval times n evaluations and returns the time of one: a structured
+	// evaluation takes milliseconds, below the resolution of the CPU time
+	// on some kernels, so several are timed together.
+	eval := func(m *dam.DrDAM, n int) (sec float64, err error) {
+		xb := x[:b*m.Dim()]
+		func() {
+			defer timed(&sec)()
+			for range n {
+				if err = m.EnergyGrad(e, g[:len(xb)], xb); err != nil {
+					return
+				}
+			}
+		}()
+		return sec / float64(n), err
 	}
 	start := time.Now()
-	var dense, sorf *dam.DrDAM
-	gen, geval, seval := math.Inf(1), math.Inf(1), math.Inf(1)
+	var dense *dam.DrDAM
+	var sorf [len(SORFSizes)]*dam.DrDAM
+	gen, geval := math.Inf(1), math.Inf(1)
+	sev := [len(SORFSizes)]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	for i := 0; i < calibMinReps || time.Since(start) < calibMinTime; i++ {
 		// Generation is the slowest timing (≈ 0.1 s): three are enough.
 		if i < 3 {
-			m, t, err := build(features.Gaussian)
+			m, t, err := build(features.Gaussian, d)
 			if err != nil {
 				return r, err
 			}
 			dense, gen = m, min(gen, t)
 		}
-		if sorf == nil {
-			m, _, err := build(features.Structured)
-			if err != nil {
-				return r, err
-			}
-			sorf = m
-		}
-		// Alternate the two kinds, so that both see the same conditions.
-		t, err := eval(dense)
+		// Alternate the kinds, so that all see the same conditions.
+		t, err := eval(dense, 1)
 		if err != nil {
 			return r, err
 		}
 		geval = min(geval, t)
-		if t, err = eval(sorf); err != nil {
-			return r, err
+		for j, n := range SORFSizes {
+			if sorf[j] == nil {
+				if sorf[j], _, err = build(features.Structured, min(n, 1000)); err != nil {
+					return r, err
+				}
+			}
+			if t, err = eval(sorf[j], 4); err != nil {
+				return r, err
+			}
+			sev[j] = min(sev[j], t)
 		}
-		seval = min(seval, t)
 	}
 	// An evaluation is two dense products (forward and transposed) and the
 	// basis functions; attribute a fixed share to the latter, as measured
@@ -159,8 +184,23 @@ func Calibrate(p dam.Precision) (Rates, error) {
 	r.TrigNs = trig * 1e9 / (y * b)
 	r.DenseNs = (geval - trig) * 1e9 / (2 * y * d * b)
 	r.GenNs = gen * 1e9 / (y * d)
-	r.SORFNs = max(0, seval-trig) * 1e9 / (2 * y * math.Log2(d) * b)
+	for j, t := range sev {
+		r.SORFNs[j] = t * 1e9 / (y * b)
+	}
 	return r, nil
+}
+
+// sorfNs returns the time of a structured evaluation per feature and
+// query at dimension d, from r.SORFNs.
+func (r Rates) sorfNs(d int) float64 {
+	l := math.Log2(float64(features.SORFBlockSize(d)))
+	j := 0
+	for j < len(SORFSizes)-2 && l > math.Log2(float64(SORFSizes[j+1])) {
+		j++
+	}
+	l0, l1 := math.Log2(float64(SORFSizes[j])), math.Log2(float64(SORFSizes[j+1]))
+	c0, c1 := r.SORFNs[j], r.SORFNs[j+1]
+	return max(0, c0+(c1-c0)*(l-l0)/(l1-l0))
 }
 
 // timed starts a timing; the function it returns stores in *sec the
@@ -186,8 +226,8 @@ func (r Rates) evalCost(kind features.ProjectionKind, y, d, b, evals, gens int) 
 	var per, gen float64
 	switch kind {
 	case features.Structured:
-		n := float64(features.SORFBlockSize(d))
-		per = 2 * fy * math.Log2(n) * fb * r.SORFNs
+		per = fy * fb * r.sorfNs(d)
+		return per * float64(evals) * 1e-9
 	case features.Orthogonal:
 		per = 2 * fy * fd * fb * r.DenseNs
 		gen = fy * fd * fd * r.DenseNs * 4 // QR of D×D blocks

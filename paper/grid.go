@@ -38,7 +38,7 @@ type GridRun struct {
 
 // PrepareGrid checks s, reads what an earlier run of the same fixed
 // configuration left in dir (unless fresh, or estimateOnly), measures the
-// machine's speed (about a second) and makes the plan of what is left. A
+// machine's speed (about two seconds) and makes the plan of what is left. A
 // directory holding a run of a different configuration is refused, with
 // both configurations shown.
 func PrepareGrid(x *Experiment, s Spec, dir string, fresh, estimateOnly bool) (*GridRun, error) {

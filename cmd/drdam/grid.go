@@ -60,7 +60,7 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 	bind(g, "precision", fs.String("precision", q.Precision, note("precision", "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding")), func(s *paper.Spec, v string) { s.Precision = v })
 	g.out = outFlag(fs, x.Name)
 	g.fresh = fs.Bool("fresh", false, "discard the results in --out and start over")
-	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about a second), and stop")
+	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about two seconds), and stop")
 	if q.Uses(paper.UsesData) {
 		bind(g, "bases", fs.String("bases", "", "comma-separated bases (default: "+strings.Join(q.Bases, ",")+")"), func(s *paper.Spec, v string) { s.Bases = splitList(v) })
 		bind(g, "projections", fs.String("projections", "", "comma-separated projections (default: "+strings.Join(q.Projections, ",")+")"), func(s *paper.Spec, v string) { s.Projections = splitList(v) })
