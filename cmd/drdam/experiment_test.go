@@ -124,3 +124,19 @@ func TestExperimentErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentCPUProfile: --cpuprofile writes a profile that pprof
+// reads (runtime/pprof's gzipped protobuf: it starts with the gzip magic).
+func TestExperimentCPUProfile(t *testing.T) {
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "cpu.prof")
+	mustRun(t, "experiment", "retrieval-error", "--d", "30", "--y", "2000", "--beta", "10", "--k", "20", "--queries", "5",
+		"--steps", "20", "--seeds", "1", "--projection", "structured", "--out", filepath.Join(dir, "run"), "--cpuprofile", prof)
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("%s: %d bytes, not a gzipped profile", prof, len(b))
+	}
+}

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 
 	"github.com/drdam/drdam/experiment"
 	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/atomicfile"
 	"github.com/drdam/drdam/paper"
 )
 
@@ -34,6 +38,7 @@ type gridFlags struct {
 	fs                 *flags
 	scale, config, out *string
 	fresh, estimate    *bool
+	cpuprofile         *string
 	axes               map[string]*string // d, k, beta, y
 	fields             []specField
 }
@@ -60,6 +65,7 @@ func newGridFlags(x *paper.Experiment) *gridFlags {
 	bind(g, "precision", fs.String("precision", q.Precision, note("precision", "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding")), func(s *paper.Spec, v string) { s.Precision = v })
 	g.out = outFlag(fs, x.Name)
 	g.fresh = fs.Bool("fresh", false, "discard the results in --out and start over")
+	g.cpuprofile = fs.String("cpuprofile", "", "write a CPU profile of the run to this file, for go tool pprof (written when the run ends)")
 	g.estimate = fs.Bool("estimate", false, "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about two seconds), and stop")
 	if q.Uses(paper.UsesData) {
 		bind(g, "bases", fs.String("bases", "", "comma-separated bases (default: "+strings.Join(q.Bases, ",")+")"), func(s *paper.Spec, v string) { s.Bases = splitList(v) })
@@ -142,7 +148,7 @@ func (g *gridFlags) spec(x *paper.Experiment) (paper.Spec, error) {
 }
 
 // runGridExperiment parses the flags of a grid experiment and runs it.
-func runGridExperiment(e *env, x *paper.Experiment, args []string) (*paper.Result, error) {
+func runGridExperiment(e *env, x *paper.Experiment, args []string) (res *paper.Result, err error) {
 	g := newGridFlags(x)
 	if err := g.fs.parse(e, args); err != nil {
 		return nil, err
@@ -156,7 +162,34 @@ func runGridExperiment(e *env, x *paper.Experiment, args []string) (*paper.Resul
 			return nil, err
 		}
 	}
+	if *g.cpuprofile != "" && !*g.estimate {
+		stop, err := startCPUProfile(*g.cpuprofile)
+		if err != nil {
+			return nil, err
+		}
+		defer func() {
+			if perr := stop(); perr != nil && err == nil {
+				err = perr
+			}
+		}()
+	}
 	return runGrid(e, x, s, *g.out, *g.fresh, *g.estimate)
+}
+
+// startCPUProfile starts a CPU profile (runtime/pprof) that the returned
+// function stops and writes to path atomically.
+func startCPUProfile(path string) (stop func() error, err error) {
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		return nil, fmt.Errorf("--cpuprofile %s: %w", path, err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		if err := atomicfile.Write(path, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
+			return fmt.Errorf("--cpuprofile %s: %w", path, err)
+		}
+		return nil
+	}, nil
 }
 
 // runGrid runs (or resumes) the grid experiment x with configuration s
