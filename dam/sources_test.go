@@ -124,7 +124,7 @@ func TestPanelsFromGarbage(t *testing.T) {
 		t.Skip("generates 10⁷ Gaussians")
 	}
 	const y, d = 40000, 256
-	src, err := features.NewSeeded(features.Gaussian, 1, y, d)
+	src, err := features.NewSeeded(features.Gaussian, features.DefaultGenerator, 1, y, d)
 	if err != nil {
 		t.Fatal(err)
 	}
