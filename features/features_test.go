@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/drdam/drdam/internal/rng"
+	"github.com/drdam/drdam/internal/simdtest"
 )
 
 // TestGolden pins the seeded projections and biases bit for bit. The values
@@ -441,6 +442,49 @@ func testSeededRows(t *testing.T, gen Generator) {
 			if h1[i] != h2[i] {
 				t.Fatalf("%v: Project differs at %d", kind, i)
 			}
+		}
+	}
+}
+
+// TestRowGroups: RowGroup32 and RowGroup64 write the rows of Rows,
+// interleaved (float32: converted), with zero padding columns, at every
+// kernel level.
+func TestRowGroups(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
+		for _, d := range []int{1, 7, 16, 33, 100} {
+			const y = 40
+			s, _ := NewSeeded(Gaussian, GeneratorV2, 4, y, d)
+			rows := make([]float64, y*d)
+			s.Rows(rows, 0, y)
+			d16 := (d + 15) &^ 15
+			g32 := make([]float32, 16*d16)
+			g64 := make([]float64, 8*d16)
+			for _, lo := range []int{0, 5, y - 16} {
+				for i := range g32 {
+					g32[i] = 7
+				}
+				s.RowGroup32(g32, lo)
+				s.RowGroup64(g64, lo)
+				for c := range d16 {
+					for i := range 16 {
+						want := 0.0
+						if c < d {
+							want = rows[(lo+i)*d+c]
+						}
+						if got := g32[16*c+i]; got != float32(want) {
+							t.Fatalf("D = %d, rows from %d: float32 row %d column %d = %v, want %v", d, lo, i, c, got, float32(want))
+						}
+						if got := g64[8*c+i%8]; i < 8 && math.Float64bits(got) != math.Float64bits(want) {
+							t.Fatalf("D = %d, rows from %d: float64 row %d column %d = %v, want %v", d, lo, i, c, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
+	for _, s := range []*Seeded{{Kind: Gaussian, Gen: GeneratorV1, Y: 16, D: 4}, {Kind: Orthogonal, Gen: GeneratorV2, Y: 16, D: 4}} {
+		if s.Interleaves() {
+			t.Errorf("%v %v interleaves", s.Kind, s.Gen)
 		}
 	}
 }

@@ -280,6 +280,58 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 	}
 }
 
+// Interleaves reports whether RowGroup32 and RowGroup64 can write the
+// rows of s: a Gaussian projection of generator version 2, whose rows are
+// drawn independently, in the vector lanes of the generator.
+func (s *Seeded) Interleaves() bool { return s.Kind == Gaussian && s.Gen == GeneratorV2 }
+
+// RowGroup32 writes the 16 rows [lo, lo+16) of s (all below Y),
+// interleaved column by column: dst[16c + i] = float32(W[lo+i][c]) for
+// c < D (the float64 rows of Rows, converted), and 0 for D ≤ c < D16, D16
+// being D rounded up to a multiple of 16; dst has 16·D16 values. It is
+// the layout of a panel of package dam's float32 kernels, written without
+// a row-major copy. It panics unless s.Interleaves(); it is safe for
+// concurrent use and does not allocate.
+func (s *Seeded) RowGroup32(dst []float32, lo int) {
+	d16 := s.checkGroup(len(dst), lo, 16)
+	var st [16]uint64
+	for i := range st {
+		st[i] = rng.StreamGaussianRow | uint64(lo+i)
+	}
+	rng.NormalsV2Interleaved32(dst, s.Seed, &st, d16)
+	clear(dst[16*s.D : 16*d16])
+	s.reportGroup(16)
+}
+
+// RowGroup64 is RowGroup32 for 8 rows in float64: dst[8c + i] =
+// W[lo+i][c], with 8·D16 values.
+func (s *Seeded) RowGroup64(dst []float64, lo int) {
+	d16 := s.checkGroup(len(dst), lo, 8)
+	var st [8]uint64
+	for i := range st {
+		st[i] = rng.StreamGaussianRow | uint64(lo+i)
+	}
+	rng.NormalsV2Interleaved64(dst, s.Seed, &st, d16)
+	clear(dst[8*s.D : 8*d16])
+	s.reportGroup(8)
+}
+
+// checkGroup checks the arguments of RowGroup32 or RowGroup64 (l rows)
+// and returns D16.
+func (s *Seeded) checkGroup(n, lo, l int) int {
+	d16 := (s.D + 15) &^ 15
+	if !s.Interleaves() || lo < 0 || lo+l > s.Y || n != l*d16 {
+		panic(fmt.Sprintf("features: RowGroup(%d values, row %d) of a %d×%d %v projection of generator %v", n, lo, s.Y, s.D, s.Kind, s.Gen))
+	}
+	return d16
+}
+
+func (s *Seeded) reportGroup(rows int) {
+	if hook := generationHook.Load(); hook != nil {
+		(*hook)(GenerationReport{Kind: s.Kind, Gen: s.Gen, Seed: s.Seed, Y: s.Y, D: s.D, Rows: float64(rows)})
+	}
+}
+
 // GenerationReport says how far the drawing of a seeded dense projection
 // (Gaussian or Orthogonal, through Seeded.Rows) has come: Rows more rows'
 // worth of work are done. The reports of one full generation of a

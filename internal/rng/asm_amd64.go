@@ -13,6 +13,22 @@ func gaussAVX2(dst *float64, nblk int, c0 uint64)
 //go:noescape
 func gaussAVX512(dst *float64, nblk int, c0 uint64)
 
+// The interleaved kernels: nblk blocks of 8 (float64) or 16 (float32)
+// streams, value c of stream i at dst[L·c + i], keys[i] being the key of
+// stream i. The AVX2 kernels advance keys.
+
+//go:noescape
+func gaussRows64AVX2(dst *float64, nblk int, keys *[16]uint64)
+
+//go:noescape
+func gaussRows64AVX512(dst *float64, nblk int, keys *[16]uint64)
+
+//go:noescape
+func gaussRows32AVX2(dst *float32, nblk int, keys *[16]uint64)
+
+//go:noescape
+func gaussRows32AVX512(dst *float32, nblk int, keys *[16]uint64)
+
 // blocks fills dst (a multiple of 16 values) with the blocks blk, blk+1,
 // … of the stream k, at the level cpuid.Current selects.
 func blocks(dst []float64, k key2, blk uint64) {
@@ -26,5 +42,29 @@ func blocks(dst []float64, k key2, blk uint64) {
 		gaussAVX512(&dst[0], len(dst)/16, c0)
 	} else {
 		gaussAVX2(&dst[0], len(dst)/16, c0)
+	}
+}
+
+// interleaved64 and interleaved32 fill dst with nblk blocks of the
+// streams of keys, interleaved, at the level cpuid.Current selects.
+func interleaved64(dst []float64, keys *[16]uint64, nblk int) {
+	switch cpuid.Current() {
+	case cpuid.AVX512:
+		gaussRows64AVX512(&dst[0], nblk, keys)
+	case cpuid.AVX2:
+		gaussRows64AVX2(&dst[0], nblk, keys)
+	default:
+		interleavedGo(dst, keys[:8], nblk)
+	}
+}
+
+func interleaved32(dst []float32, keys *[16]uint64, nblk int) {
+	switch cpuid.Current() {
+	case cpuid.AVX512:
+		gaussRows32AVX512(&dst[0], nblk, keys)
+	case cpuid.AVX2:
+		gaussRows32AVX2(&dst[0], nblk, keys)
+	default:
+		interleavedGo(dst, keys[:], nblk)
 	}
 }

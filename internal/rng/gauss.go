@@ -41,6 +41,9 @@ func (k key2) word(w uint64) uint64 { return moremur(uint64(k) + w*golden) }
 // bits returns the two words (a, b) of pair j: words 2j and 2j + 1.
 func (k key2) bits(j uint64) (a, b uint64) { return k.word(2 * j), k.word(2*j + 1) }
 
+// sqrt2Mant is the mantissa field of √2 (rounded to float64).
+const sqrt2Mant = 0x6a09e667f3bcd
+
 // The logarithm's constants: FreeBSD's e_log.c (as in Log).
 const (
 	lgLn2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
@@ -69,26 +72,27 @@ var (
 	}
 )
 
-// radius returns ρ = √(−2 log u) for u = (⌊a/2¹²⌋ + 1)·2⁻⁵², in (0, 1]:
-// FreeBSD's logarithm (e_log.c) with a fixed order of exactly rounded
-// operations and FMAs, as the kernels do it. The logarithm is within 1 ulp
-// (TestLogUnit).
+// radius returns ρ = √(−2 log u) for u = (⌊a/2¹²⌋ + 1)·2⁻⁵², in (0, 1].
 func radius(a uint64) float64 {
 	return math.Sqrt(float64(-2 * logUnit(a)))
 }
 
-// logUnit returns log u for u = (⌊a/2¹²⌋ + 1)·2⁻⁵²: v = u·2⁵², an integer
-// in [1, 2⁵²], is 2^E·m with m in (√2/2, √2], so log u = (E − 52)·ln 2 +
-// log m, and log m = log(1 + f) is FreeBSD's 2·atanh(f/(2 + f)) series.
+// logUnit returns log u for u = (⌊a/2¹²⌋ + 1)·2⁻⁵²: FreeBSD's logarithm
+// (e_log.c) with a fixed order of exactly rounded operations and FMAs, as
+// the kernels do it, within 1 ulp (TestLogUnit). u = 2^e·m with m in
+// [√2/2, √2), so log u = e·ln 2 + log m, and log m = log(1 + f) is the
+// series 2·atanh(f/(2 + f)).
 func logUnit(a uint64) float64 {
-	b := math.Float64bits(float64(a>>12 + 1))
-	e := float64(int64(b>>52) - 1023 - 52)
-	m := math.Float64frombits(b&(1<<52-1) | 1023<<52) // in [1, 2)
-	if m > math.Sqrt2 {
-		m *= 0.5
-		e++
-	}
-	f := m - 1 // exact
+	// 1 + k·2⁻⁵² − (1 − 2⁻⁵²) = (k + 1)·2⁻⁵², exact (Sterbenz).
+	u := math.Float64frombits(a>>12|1023<<52) - (1 - 0x1p-52)
+	// Adding 2⁵² − c to the bits, c the mantissa bits of √2, carries into
+	// the exponent exactly when the mantissa is √2 or more: t has the
+	// exponent e of u in [√2/2, √2)·2^e.
+	b := math.Float64bits(u)
+	t := b + (1<<52 - sqrt2Mant)
+	e := float64(int64(t>>52) - 1023)
+	m := math.Float64frombits(b - t&(0x7ff<<52) + 1023<<52) // u·2⁻ᵉ
+	f := m - 1                                              // exact
 	s := f / (2 + f)
 	z := float64(s * s)
 	w := float64(z * z)
@@ -125,7 +129,7 @@ func quarterSinCos(x float64) (s, c float64) {
 func boxMuller(a, b uint64) (c, s float64) {
 	rho := radius(a)
 	t := b + 1<<61
-	x := float64(int64(t>>10&(1<<52-1))-1<<51) * 0x1p-52
+	x := math.Float64frombits(t>>10&(1<<52-1)|1023<<52) - 1.5 // exact
 	ps, pc := quarterSinCos(x)
 	if t>>62&1 != 0 { // n odd
 		ps, pc = pc, ps
@@ -178,4 +182,55 @@ func NormalsV2At(dst []float64, seed, stream, first uint64) {
 		blocks(tmp[:], k, (first+uint64(whole))/16)
 		copy(dst[whole:], tmp[:])
 	}
+}
+
+// interleavedGo writes nblk blocks of the len(keys) streams of keys
+// interleaved: value c of stream i at dst[len(keys)·c + i].
+func interleavedGo[T float32 | float64](dst []T, keys []uint64, nblk int) {
+	l := len(keys)
+	var tmp [16]float64
+	for i, k := range keys {
+		for b := range nblk {
+			blockGo(tmp[:], key2(k), uint64(b))
+			for c, v := range tmp {
+				dst[l*(16*b+c)+i] = T(v)
+			}
+		}
+	}
+}
+
+// NormalsV2Interleaved64 fills dst with the first n values (n a multiple
+// of 16) of the 8 streams (seed, streams[i]) of generator version 2,
+// interleaved: dst[8c + i] is value c of stream i, bit for bit that of
+// NormalsV2. It is the layout of a panel of 8 float64 rows of package
+// kern, written without a row-major copy. It does not allocate.
+func NormalsV2Interleaved64(dst []float64, seed uint64, streams *[8]uint64, n int) {
+	if n%16 != 0 || len(dst) < 8*n {
+		panic("rng: NormalsV2Interleaved64: n is not a multiple of 16 or dst is too short")
+	}
+	if n == 0 {
+		return
+	}
+	var keys [16]uint64
+	for i, s := range streams {
+		keys[i] = uint64(newKey2(seed, s))
+	}
+	interleaved64(dst, &keys, n/16)
+}
+
+// NormalsV2Interleaved32 is NormalsV2Interleaved64 for 16 streams, in
+// float32: dst[16c + i] = float32(value c of stream i), the conversion
+// rounding to nearest as Go's does.
+func NormalsV2Interleaved32(dst []float32, seed uint64, streams *[16]uint64, n int) {
+	if n%16 != 0 || len(dst) < 16*n {
+		panic("rng: NormalsV2Interleaved32: n is not a multiple of 16 or dst is too short")
+	}
+	if n == 0 {
+		return
+	}
+	var keys [16]uint64
+	for i, s := range streams {
+		keys[i] = uint64(newKey2(seed, s))
+	}
+	interleaved32(dst, &keys, n/16)
 }

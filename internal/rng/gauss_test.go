@@ -84,6 +84,51 @@ func TestLevelsBitEqual(t *testing.T) {
 	})
 }
 
+// TestInterleavedBitEqual checks the interleaved kernels at every level
+// against the definition: float64 bit for bit, float32 the conversion of
+// the float64 value, for every number of blocks up to 9, and that nothing
+// beyond the n values is written.
+func TestInterleavedBitEqual(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	simdtest.ForLevels(t, func(t *testing.T) {
+		for trial := range 12 {
+			seed := r.Uint64()
+			var s8 [8]uint64
+			var s16 [16]uint64
+			for i := range s16 {
+				s16[i] = StreamGaussianRow | r.Uint64N(1<<40)
+				if i < 8 {
+					s8[i] = s16[i] + 1
+				}
+			}
+			n := 16 * (trial % 10)
+			d64 := make([]float64, 8*n+1)
+			d32 := make([]float32, 16*n+1)
+			d64[8*n], d32[16*n] = 42, 42
+			NormalsV2Interleaved64(d64, seed, &s8, n)
+			NormalsV2Interleaved32(d32, seed, &s16, n)
+			for c := range n {
+				for i := range 16 {
+					want := normalV2(seed, s16[i], uint64(c))
+					if got := d32[16*c+i]; math.Float32bits(got) != math.Float32bits(float32(want)) {
+						t.Fatalf("float32 stream %d value %d: %v, want %v", i, c, got, float32(want))
+					}
+					if i >= 8 {
+						continue
+					}
+					want = normalV2(seed, s8[i], uint64(c))
+					if got := d64[8*c+i]; math.Float64bits(got) != math.Float64bits(want) {
+						t.Fatalf("float64 stream %d value %d: %v, want %v", i, c, got, want)
+					}
+				}
+			}
+			if d64[8*n] != 42 || d32[16*n] != 42 {
+				t.Fatalf("n = %d: wrote past the values", n)
+			}
+		}
+	})
+}
+
 // TestGoldenV2 pins generator version 2: these bits were produced by this
 // package when version 2 was written. If this test fails, every version-2
 // model's random features have changed; that must never happen.
@@ -118,7 +163,7 @@ func TestGoldenV2(t *testing.T) {
 // differ by 2; in practice they are at most 1 ulp apart.
 func TestLogUnit(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	ks := []uint64{0, 1, 1<<52 - 1, 1<<51 - 1, 1 << 51, 0x6a09e667f3bcc, 0x6a09e667f3bcd, 0x6a09e667f3bcb}
+	ks := []uint64{0, 1, 2, 1<<52 - 1, 1<<51 - 1, 1 << 51, 1<<51 + 1, sqrt2Mant - 2, sqrt2Mant - 1, sqrt2Mant, sqrt2Mant>>1 - 1, sqrt2Mant >> 1}
 	for range 400000 {
 		ks = append(ks, r.Uint64N(1<<52), r.Uint64N(1<<52)>>r.UintN(52))
 	}
@@ -365,5 +410,34 @@ func BenchmarkNormalsV2(b *testing.B) {
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/value")
 		})
+	}
+}
+
+// BenchmarkNormalsV2Interleaved fills 16 float32 rows (or 8 float64 ones)
+// of D = 12288 values interleaved per iteration, once per level, and
+// reports ns per value.
+func BenchmarkNormalsV2Interleaved(b *testing.B) {
+	const d = 12288
+	for _, lv := range cpuid.Supported() {
+		prev := cpuid.Set(lv)
+		b.Run("float32/"+lv.String(), func(b *testing.B) {
+			x := make([]float32, 16*d)
+			var s [16]uint64
+			for b.Loop() {
+				NormalsV2Interleaved32(x, 1, &s, d)
+				s[0]++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/value")
+		})
+		b.Run("float64/"+lv.String(), func(b *testing.B) {
+			x := make([]float64, 8*d)
+			var s [8]uint64
+			for b.Loop() {
+				NormalsV2Interleaved64(x, 1, &s, d)
+				s[0]++
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/value")
+		})
+		cpuid.Set(prev)
 	}
 }

@@ -49,30 +49,30 @@ var constants = map[string]uint64{
 	"m2lo":    moremurM2 & 0xffffffff,
 	"m2hi":    moremurM2 >> 32,
 	"magic":   0x4330000000000000, // bits of 2⁵²: OR an integer below 2⁵² into its mantissa
-	"voff":    math.Float64bits(0x1p52 - 1),
-	"eoff":    math.Float64bits(0x1p52 + 1023 + 52),
-	"xoff":    math.Float64bits(0x1p52 + 0x1p51),
-	"m52":     math.Float64bits(-52),
-	"p2m52":   math.Float64bits(0x1p-52),
+	"eoff":    math.Float64bits(0x1p52 + 1023),
+	"uoff":    math.Float64bits(1 - 0x1p-52),
 	"mant":    1<<52 - 1,
+	"expo":    0x7ff << 52,
 	"onebits": 1023 << 52,
+	"sqrt2c":  1<<52 - 0x6a09e667f3bcd, // 2⁵² minus the mantissa field of √2
 	"quarter": 1 << 61,
 	"bit62":   1 << 62,
 	"sign":    1 << 63,
-	"sqrt2":   math.Float64bits(math.Sqrt2),
-	"half":    math.Float64bits(0.5),
 	"one":     math.Float64bits(1),
+	"onehalf": math.Float64bits(1.5),
 	"two":     math.Float64bits(2),
-	"mtwo":    math.Float64bits(-2),
-	"ln2hi":   math.Float64bits(6.93147180369123816490e-01),
-	"ln2lo":   math.Float64bits(1.90821492927058770002e-10),
-	"lg1":     math.Float64bits(6.666666666666735130e-01),
-	"lg2":     math.Float64bits(3.999999999940941908e-01),
-	"lg3":     math.Float64bits(2.857142874366239149e-01),
-	"lg4":     math.Float64bits(2.222219843214978396e-01),
-	"lg5":     math.Float64bits(1.818357216161805012e-01),
-	"lg6":     math.Float64bits(1.531383769920937332e-01),
-	"lg7":     math.Float64bits(1.479819860511658591e-01),
+	// The logarithm's constants, times 2 or −2: the kernels compute
+	// −2·log u (whose square root is ρ) with every step scaled by 2, which
+	// is exact, so its roundings are those of log u (see radius).
+	"m2ln2hi": math.Float64bits(-2 * 6.93147180369123816490e-01),
+	"ln2lo2":  math.Float64bits(2 * 1.90821492927058770002e-10),
+	"lg1":     math.Float64bits(2 * 6.666666666666735130e-01),
+	"lg2":     math.Float64bits(2 * 3.999999999940941908e-01),
+	"lg3":     math.Float64bits(2 * 2.857142874366239149e-01),
+	"lg4":     math.Float64bits(2 * 2.222219843214978396e-01),
+	"lg5":     math.Float64bits(2 * 1.818357216161805012e-01),
+	"lg6":     math.Float64bits(2 * 1.531383769920937332e-01),
+	"lg7":     math.Float64bits(2 * 1.479819860511658591e-01),
 }
 
 // The quarter-turn polynomials of gauss.go (sinQ, cosQ), constant term
@@ -90,7 +90,9 @@ var (
 
 func init() {
 	g := uint64(golden)
-	constants["gamma8"], constants["gamma16"], constants["gamma32"] = 8*g, 16*g, 32*g
+	for _, k := range []uint64{2, 4, 8, 16, 32} {
+		constants[fmt.Sprint("gamma", k)] = k * g
+	}
 	for i := range sinQ {
 		constants[fmt.Sprintf("s%d", i)] = math.Float64bits(sinQ[i])
 		constants[fmt.Sprintf("c%d", i)] = math.Float64bits(cosQ[i])
@@ -105,6 +107,11 @@ func main() {
 		g := &gen{z: z, used: used}
 		g.kernel()
 		out.Write(g.out.Bytes())
+		for _, f32 := range []bool{false, true} {
+			g := &gen{z: z, used: used}
+			g.interleaved(f32)
+			out.Write(g.out.Bytes())
+		}
 	}
 	names := make([]string, 0, len(used))
 	for n := range used {
@@ -258,27 +265,26 @@ func (g *gen) horner2(acc, w string, names ...string) {
 	}
 }
 
-// block emits one vector of pairs, whose a-words have the Weyl counters
-// g.ctr (the b-words' are γ further); the cosines are stored at
-// cosOff(DI), the sines 64 bytes further on.
-func (g *gen) block(cosOff int) {
+// pair emits the transform of one vector of pairs, whose a-words have the
+// Weyl counters g.ctr (the b-words' are γ further), and returns the
+// registers holding ρ cos θ and ρ sin θ.
+func (g *gen) pair() (cs, sn string) {
 	a, b := g.alloc(), g.alloc()
 	g.ins(g.pick("VMOVDQU", "VMOVDQU64"), a, g.ctr)
-	g.ins("VPADDQ", b, g.ctr, g.c("gamma"))
+	g.ins("VPADDQ", b, a, g.c("gamma"))
 	g.moremur(a)
 	g.moremur(b)
 	rho := g.radius(a)
 
-	// θ = (π/2)(n + x): t = b + 2⁶¹, n = t >> 62,
-	// x = ((t >> 10) & (2⁵² − 1))·2⁻⁵² − 1/2.
+	// θ = (π/2)(n + x): t = b + 2⁶¹, n = t >> 62, x = y − 3/2 with y in
+	// [1, 2) of mantissa (t >> 10) & (2⁵² − 1).
 	t := b
 	g.ins("VPADDQ", t, t, g.c("quarter"))
 	x := g.alloc()
 	g.ins("VPSRLQ", x, t, "$10")
 	g.and(x, x, g.c("mant"))
-	g.or(x, x, g.c("magic"))
-	g.ins("VSUBPD", x, x, g.c("xoff"))
-	g.ins("VMULPD", x, x, g.c("p2m52"))
+	g.or(x, x, g.c("onebits"))
+	g.ins("VSUBPD", x, x, g.c("onehalf"))
 	z := g.alloc()
 	g.ins("VMULPD", z, x, x)
 	ps, pc := g.alloc(), g.alloc()
@@ -290,7 +296,7 @@ func (g *gen) block(cosOff int) {
 
 	// Swap where n is odd (bit 62 of t); flip the sine where n ≥ 2 (bit
 	// 63 of t) and the cosine where n is 1 or 2 (bit 63 of t + 2⁶²).
-	sn, cs := g.alloc(), g.alloc()
+	sn, cs = g.alloc(), g.alloc()
 	if g.z {
 		g.ins("VPTESTMQ", g.k2, t, g.c("bit62"))
 		g.ins("VBLENDMPD", sn, g.k2, ps, pc)
@@ -309,9 +315,15 @@ func (g *gen) block(cosOff int) {
 	g.release(t)
 	g.ins("VMULPD", cs, cs, rho)
 	g.ins("VMULPD", sn, sn, rho)
-	g.ins("VMOVUPD", fmt.Sprintf("%d(DI)", cosOff), cs)
-	g.ins("VMOVUPD", fmt.Sprintf("%d(DI)", cosOff+64), sn)
-	g.release(rho, cs, sn)
+	g.release(rho)
+	return cs, sn
+}
+
+// block emits one vector of pairs of a row (pair), storing the cosines at
+// cosOff(DI) and the sines 64 bytes further on.
+func (g *gen) block(cosOff int) {
+	cs, sn := g.pair()
+	g.store(cs, sn, fmt.Sprintf("%d(DI)", cosOff), fmt.Sprintf("%d(DI)", cosOff+64))
 }
 
 // flip flips the sign of v where bit 63 of t is set.
@@ -326,39 +338,37 @@ func (g *gen) flip(v, t string) {
 	g.release(m)
 }
 
-// radius replaces the word a by ρ = √(−2 log u), as radius of gauss.go.
+// radius replaces the word a by ρ = √(−2 log u), as radius of gauss.go,
+// but computing −2·log u directly: each quantity of logUnit that reaches
+// the result linearly is computed doubled (hfsq as f·f, r from doubled
+// coefficients, e·ln2Lo as e·2ln2Lo, q − f as 2q − 2f), which scales every
+// rounding by 2 exactly, and the last FMA takes e·(−2 ln2Hi), so the
+// result is −2·logUnit bit for bit, without the multiplications by 1/2 and
+// −2.
 func (g *gen) radius(a string) string {
-	// v = ⌊a/2¹²⌋ + 1 = (2⁵² + ⌊a/2¹²⌋) − (2⁵² − 1), exact.
-	v := a
-	g.ins("VPSRLQ", v, v, "$12")
-	g.or(v, v, g.c("magic"))
-	g.ins("VSUBPD", v, v, g.c("voff"))
-	// v = 2^E·m, m in [1, 2): e = E − 52; halve m above √2.
-	e, m := g.alloc(), g.alloc()
+	// u = (1 + k·2⁻⁵²) − (1 − 2⁻⁵²), exact.
+	u := a
+	g.ins("VPSRLQ", u, u, "$12")
+	g.or(u, u, g.c("onebits"))
+	g.ins("VSUBPD", u, u, g.c("uoff"))
+	// t = bits(u) + 2⁵² − c carries into the exponent above √2: e is the
+	// exponent of t, m = u·2⁻ᵉ.
+	t, e := g.alloc(), g.alloc()
+	g.ins("VPADDQ", t, u, g.c("sqrt2c"))
 	if g.z {
-		g.ins("VGETEXPPD", e, v)
-		g.ins("VGETMANTPD", m, v, "$0") // interval [1, 2), sign of v
-		g.ins("VADDPD", e, e, g.c("m52"))
-		g.ins("VCMPPD", g.k1, m, g.c("sqrt2"), "$0x1e") // GT_OQ
-		g.ins("VMULPD", m, g.k1, m, g.c("half"))
-		g.ins("VADDPD", e, g.k1, e, g.c("one"))
+		g.ins("VGETEXPPD", e, t)
 	} else {
-		g.ins("VPSRLQ", e, v, "$52")
+		g.ins("VPSRLQ", e, t, "$52")
 		g.or(e, e, g.c("magic"))
 		g.ins("VSUBPD", e, e, g.c("eoff"))
-		g.and(m, v, g.c("mant"))
-		g.or(m, m, g.c("onebits"))
-		k, h := g.alloc(), g.alloc()
-		g.ins("VCMPPD", k, m, g.c("sqrt2"), "$0x1e")
-		g.ins("VMULPD", h, m, g.c("half"))
-		g.ins("VBLENDVPD", m, m, h, k)
-		g.ins("VANDPD", k, k, g.c("one"))
-		g.ins("VADDPD", e, e, k)
-		g.release(k, h)
 	}
+	m := t
+	g.and(m, t, g.c("expo"))
+	g.ins("VPSUBQ", m, u, m)
+	g.ins("VPADDQ", m, m, g.c("onebits"))
 	f := m
 	g.ins("VSUBPD", f, f, g.c("one"))
-	s := v
+	s := u
 	g.ins("VADDPD", s, f, g.c("two"))
 	g.ins("VDIVPD", s, f, s)
 	z, w := g.alloc(), g.alloc()
@@ -370,18 +380,17 @@ func (g *gen) radius(a string) string {
 	g.horner2(t2, w, "lg7", "lg5", "lg3", "lg1")
 	g.ins("VMULPD", t2, t2, z)
 	g.release(z, w)
-	g.ins("VADDPD", t2, t2, t1) // r
+	g.ins("VADDPD", t2, t2, t1) // 2r
 	hf := t1
-	g.ins("VMULPD", hf, f, g.c("half"))
-	g.ins("VMULPD", hf, hf, f)
-	g.ins("VADDPD", t2, hf, t2) // hfsq + r
+	g.ins("VMULPD", hf, f, f)   // 2·hfsq
+	g.ins("VADDPD", t2, hf, t2) // 2(hfsq + r)
 	el := g.alloc()
-	g.ins("VMULPD", el, e, g.c("ln2lo"))
-	g.ins("VFMADD213PD", t2, s, el) // s·(hfsq + r) + e·ln2lo
-	g.ins("VSUBPD", t2, hf, t2)     // q
-	g.ins("VSUBPD", t2, t2, f)
-	g.ins("VFMSUB231PD", t2, e, g.c("ln2hi")) // e·ln2hi − (q − f)
-	g.ins("VMULPD", t2, t2, g.c("mtwo"))
+	g.ins("VMULPD", el, e, g.c("ln2lo2"))
+	g.ins("VFMADD213PD", t2, s, el) // 2(s·(hfsq + r) + e·ln2lo)
+	g.ins("VSUBPD", t2, hf, t2)     // 2q
+	g.ins("VADDPD", el, f, f)
+	g.ins("VSUBPD", t2, t2, el)                 // 2(q − f)
+	g.ins("VFMADD231PD", t2, e, g.c("m2ln2hi")) // −2(e·ln2hi − (q − f))
 	g.ins("VSQRTPD", t2, t2)
 	g.release(e, f, s, t1, el)
 	return t2
