@@ -12,9 +12,9 @@
 // AVX-512 VGETEXPPD/VGETMANTPD for the exponent and the mantissa), so the
 // results are bit for bit those of the Go code. A vector lane holds one
 // pair: 8 per zmm register, 4 per ymm register (two halves per block).
-// AVX-512 interleaves the instructions of two blocks, whose long
-// dependency chains the processor then overlaps; AVX2, with 16
-// registers, runs one half-block at a time.
+// AVX-512 interleaves the instructions of three blocks (each needs 8
+// registers at most), whose long dependency chains the processor then
+// overlaps; AVX2, with 16 registers, runs one half-block at a time.
 //
 // Helpers take their operands in Intel order (destination first); the
 // emitter reverses them into Go assembler order. An operand "bcst:M" is
@@ -90,7 +90,7 @@ var (
 
 func init() {
 	g := uint64(golden)
-	for _, k := range []uint64{2, 4, 8, 16, 32} {
+	for _, k := range []uint64{2, 4, 8, 16, 32, 48} {
 		constants[fmt.Sprint("gamma", k)] = k * g
 	}
 	for i := range sinQ {
@@ -447,36 +447,45 @@ func (g *gen) kernel() {
 	g.p("VPBROADCASTQ c0+16(FP), %s", ca)
 	g.p("VPADDQ gsiota<>(SB), %s, %s", ca, ca)
 	leaked := 0
-	emit := func(subs ...*gen) {
+	emit := func(each int, subs ...*gen) {
 		for _, s := range subs {
-			leaked += len(regs)/len(subs) - len(s.free)
+			leaked += each - len(s.free)
 		}
 		g.interleave(subs...)
 	}
 	if g.z {
-		// Two blocks per iteration (counters ca and cb = ca + 16γ),
-		// interleaved; then one.
-		g.ins("VPADDQ", cb, ca, g.c("gamma16"))
-		half := len(regs) / 2
-		g.label("loop2")
-		g.p("CMPQ CX, $2")
+		// Three blocks per iteration (counters ca, cb = ca + 16γ and cc =
+		// ca + 32γ), interleaved; then one at a time.
+		cc := regs[len(regs)-1]
+		regs = regs[:len(regs)-1]
+		g.pinned[cc] = true
+		third := len(regs) / 3
+		g.label("loop3")
+		g.p("CMPQ CX, $3")
 		g.p("JLT one")
-		a := g.sub(regs[:half], ca, "K1", "K2")
-		b := g.sub(regs[half:], cb, "K3", "K4")
+		g.ins("VPADDQ", cb, ca, g.c("gamma16"))
+		g.ins("VPADDQ", cc, ca, g.c("gamma32"))
+		a := g.sub(regs[:third], ca, "K1", "K2")
+		b := g.sub(regs[third:2*third], cb, "K3", "K4")
+		c := g.sub(regs[2*third:3*third], cc, "K5", "K6")
 		a.block(0)
 		b.block(128)
-		emit(a, b)
-		g.ins("VPADDQ", ca, ca, g.c("gamma32"))
-		g.ins("VPADDQ", cb, cb, g.c("gamma32"))
-		g.p("ADDQ $256, DI")
-		g.p("SUBQ $2, CX")
-		g.p("JMP loop2")
+		c.block(256)
+		emit(third, a, b, c)
+		g.ins("VPADDQ", ca, ca, g.c("gamma48"))
+		g.p("ADDQ $384, DI")
+		g.p("SUBQ $3, CX")
+		g.p("JMP loop3")
 		g.label("one")
 		g.p("TESTQ CX, CX")
 		g.p("JLE done")
 		a = g.sub(regs, ca, "K1", "K2")
 		a.block(0)
-		emit(a)
+		emit(len(regs), a)
+		g.ins("VPADDQ", ca, ca, g.c("gamma16"))
+		g.p("ADDQ $128, DI")
+		g.p("DECQ CX")
+		g.p("JMP one")
 	} else {
 		g.p("TESTQ CX, CX")
 		g.p("JLE done")
@@ -484,7 +493,7 @@ func (g *gen) kernel() {
 		for h := range 2 {
 			a := g.sub(regs, ca, "", "")
 			a.block(32 * h)
-			emit(a)
+			emit(len(regs), a)
 			g.ins("VPADDQ", ca, ca, g.c("gamma8"))
 		}
 		g.p("ADDQ $128, DI")
