@@ -51,53 +51,62 @@ func (g *gen) interleaved(f32 bool) {
 	leaked := 0
 	emit := func(subs ...*gen) {
 		for _, s := range subs {
-			leaked += len(regs)/len(subs) - len(s.free)
+			leaked += s.regs - len(s.free)
 		}
 		g.interleave(subs...)
 	}
 	g.label("block")
 	g.p("TESTQ CX, CX")
 	g.p("JLE done")
-	steps := 8 // pairs per inner iteration: 1, or 2 (AVX-512 float64)
-	perStep := 1
-	if g.z && !f32 {
-		steps, perStep = 4, 2
-	}
-	g.p("MOVQ $%d, DX", steps)
-	g.label("pair")
-	switch {
-	case g.z && !f32:
-		// Two pairs interleaved, counters c0 and c1 = c0 + 2γ.
-		g.ins("VPADDQ", c1, c0, g.c("gamma2"))
-		half := len(regs) / 2
-		a := g.sub(regs[:half], c0, "K1", "K2")
-		b := g.sub(regs[half:], c1, "K3", "K4")
-		acs, asn := a.pair()
-		a.store(acs, asn, "0(SI)", "512(SI)")
-		bcs, bsn := b.pair()
-		b.store(bcs, bsn, "64(SI)", "576(SI)")
-		emit(a, b)
-		g.ins("VPADDQ", c0, c0, g.c("gamma4"))
-	case g.z:
-		// Lanes 0–7 and 8–15 interleaved, joined into one line.
-		half := len(regs) / 2
-		a := g.sub(regs[:half], c0, "K1", "K2")
-		b := g.sub(regs[half:], c1, "K3", "K4")
-		acs, asn := a.pair()
-		bcs, bsn := b.pair()
-		emit(a, b)
-		for _, v := range [][3]string{{acs, bcs, "0(SI)"}, {asn, bsn, "512(SI)"}} {
-			lo, hi := v[0], v[1]
-			g.ins("VCVTPD2PS", "Y"+lo[1:], lo)
-			g.ins("VCVTPD2PS", "Y"+hi[1:], hi)
-			g.ins("VINSERTF32X8", lo, lo, "Y"+hi[1:], "$1")
-			g.ins("VMOVUPS", v[2], lo)
+	if g.z {
+		// The whole block unrolled: its units (a pair of one half of the
+		// lanes: 8 for float64, 16 for float32), three at a time,
+		// interleaved. Unit (l, h) has the counters c_h + 2l·γ.
+		type unit struct{ l, h int }
+		var units []unit
+		for l := range 8 {
+			units = append(units, unit{l, 0})
+			if f32 {
+				units = append(units, unit{l, 1})
+			}
 		}
-		g.ins("VPADDQ", c0, c0, g.c("gamma2"))
-		g.ins("VPADDQ", c1, c1, g.c("gamma2"))
-	default:
-		// AVX2: one quarter (or half) of the lanes at a time, its counter
-		// in keys.
+		third := len(regs) / 3
+		for i := 0; i < len(units); i += 3 {
+			var subs []*gen
+			for k, u := range units[i:min(i+3, len(units))] {
+				ctr := []string{c0, c1}[u.h]
+				sub := g.sub(regs[k*third:(k+1)*third], ctr, fmt.Sprintf("K%d", 2*k+1), fmt.Sprintf("K%d", 2*k+2))
+				if u.l > 0 {
+					sub.ctr = fmt.Sprintf("gamma%d", 2*u.l) // see pair
+					sub.ctrBase = ctr
+				}
+				cs, sn := sub.pair()
+				cos, sin := fmt.Sprintf("%d(SI)", 64*u.l+32*u.h), fmt.Sprintf("%d(SI)", 64*(8+u.l)+32*u.h)
+				if f32 {
+					sub.ins("VCVTPD2PS", "Y"+cs[1:], cs)
+					sub.ins("VCVTPD2PS", "Y"+sn[1:], sn)
+					sub.ins("VMOVUPS", cos, "Y"+cs[1:])
+					sub.ins("VMOVUPS", sin, "Y"+sn[1:])
+					sub.release(cs, sn)
+				} else {
+					sub.store(cs, sn, cos, sin)
+				}
+				subs = append(subs, sub)
+			}
+			emit(subs...)
+		}
+		g.ins("VPADDQ", c0, c0, g.c("gamma16"))
+		if f32 {
+			g.ins("VPADDQ", c1, c1, g.c("gamma16"))
+		}
+		g.p("ADDQ $1024, SI")
+		g.p("DECQ CX")
+		g.p("JMP block")
+	} else {
+		// AVX2: one quarter (or half) of the lanes of one pair at a time,
+		// its counter in keys.
+		g.p("MOVQ $8, DX")
+		g.label("pair")
 		parts := 64 / es / 4
 		for q := range parts {
 			ctr := fmt.Sprintf("%d(R8)", 32*q)
@@ -117,17 +126,17 @@ func (g *gen) interleaved(f32 bool) {
 			g.ins("VPADDQ", "Y0", "Y0", g.c("gamma2"))
 			g.ins("VMOVDQU", ctr, "Y0")
 		}
+		g.p("ADDQ $64, SI")
+		g.p("DECQ DX")
+		g.p("JNZ pair")
+		g.p("ADDQ $512, SI") // past the sines of the block
+		g.p("DECQ CX")
+		g.p("JMP block")
 	}
-	g.p("ADDQ $%d, SI", 64*perStep)
-	g.p("DECQ DX")
-	g.p("JNZ pair")
-	g.p("ADDQ $512, SI") // past the sines of the block
-	g.p("DECQ CX")
-	g.p("JMP block")
 	g.label("done")
 	g.p("VZEROUPPER")
 	g.p("RET")
-	if leaked != 0 && !(g.z && f32) {
+	if leaked != 0 {
 		panic(fmt.Sprintf("%s: %d registers leaked", name, leaked))
 	}
 }

@@ -90,7 +90,7 @@ var (
 
 func init() {
 	g := uint64(golden)
-	for _, k := range []uint64{2, 4, 8, 16, 32, 48} {
+	for _, k := range []uint64{2, 4, 6, 8, 10, 12, 14, 16, 32, 48} {
 		constants[fmt.Sprint("gamma", k)] = k * g
 	}
 	for i := range sinQ {
@@ -142,7 +142,11 @@ type gen struct {
 	pinned map[string]bool // registers that release leaves alone
 	used   map[string]bool // constants used
 	ctr    string          // the Weyl counters of the a-words of this block
-	k1, k2 string          // AVX-512: the mask registers of this block
+	// ctrBase, if set, makes ctr the name of a constant to add to the
+	// counters in the register ctrBase.
+	ctrBase string
+	regs    int    // registers given to a sub
+	k1, k2  string // AVX-512: the mask registers of this block
 }
 
 func (g *gen) p(format string, args ...any) { fmt.Fprintf(&g.out, "\t"+format+"\n", args...) }
@@ -270,7 +274,11 @@ func (g *gen) horner2(acc, w string, names ...string) {
 // registers holding ρ cos θ and ρ sin θ.
 func (g *gen) pair() (cs, sn string) {
 	a, b := g.alloc(), g.alloc()
-	g.ins(g.pick("VMOVDQU", "VMOVDQU64"), a, g.ctr)
+	if g.ctrBase != "" {
+		g.ins("VPADDQ", a, g.ctrBase, g.c(g.ctr))
+	} else {
+		g.ins(g.pick("VMOVDQU", "VMOVDQU64"), a, g.ctr)
+	}
 	g.ins("VPADDQ", b, a, g.c("gamma"))
 	g.moremur(a)
 	g.moremur(b)
@@ -399,7 +407,7 @@ func (g *gen) radius(a string) string {
 // sub returns a generator for one of several interleaved blocks: its own
 // registers, masks and counter register.
 func (g *gen) sub(regs []string, ctr, k1, k2 string) *gen {
-	return &gen{z: g.z, free: slices.Clone(regs), pinned: g.pinned, used: g.used, ctr: ctr, k1: k1, k2: k2}
+	return &gen{z: g.z, free: slices.Clone(regs), regs: len(regs), pinned: g.pinned, used: g.used, ctr: ctr, k1: k1, k2: k2}
 }
 
 // interleave writes the instructions of the subs alternately.
