@@ -256,9 +256,10 @@ func phi(x float64) float64 { return 0.5 * math.Erfc(-x/math.Sqrt2) }
 
 // TestNormalV2Distribution tests 4·10⁶ draws against N(0, 1): a χ² test
 // on 200 equiprobable cells, a Kolmogorov–Smirnov test (√n·D below 2.6,
-// the 2·10⁻⁶ tail of the Kolmogorov distribution), and a serial χ² test
-// of successive values (Φ(x_i), Φ(x_{i+1})) on a 40×40 grid, which would
-// see the lattices of a poor generator or a dependence inside a pair.
+// the 3·10⁻⁶ tail of the Kolmogorov distribution), and serial χ² tests on
+// a 40×40 grid of (Φ(x), Φ(x')) for successive values of a row and for the
+// same value of successive rows (streams), which would see the lattices
+// of a poor generator, a dependence inside a pair, or related streams.
 func TestNormalV2Distribution(t *testing.T) {
 	const n = 4000000
 	x := draws(11, n)
@@ -290,20 +291,30 @@ func TestNormalV2Distribution(t *testing.T) {
 	}
 
 	const g = 40
-	var grid [g * g]float64
-	for i := 0; i+1 < n; i += 2 {
-		a, b := min(int(phi(x[i])*g), g-1), min(int(phi(x[i+1])*g), g-1)
-		grid[a*g+b]++
+	for _, c := range []struct {
+		name      string
+		step, lag int // pairs (x[i], x[i+lag]) for i = 0, step, 2·step, …
+	}{{"successive values", 2, 1}, {"successive rows", 1, 1000}} {
+		var grid [g * g]float64
+		m := 0
+		for i := 0; i+c.lag < n; i += c.step {
+			if c.lag == 1000 && i/1000%2 == 1 {
+				continue // rows 0–1, 2–3, …: disjoint pairs of rows
+			}
+			a, b := min(int(phi(x[i])*g), g-1), min(int(phi(x[i+c.lag])*g), g-1)
+			grid[a*g+b]++
+			m++
+		}
+		e := float64(m) / (g * g)
+		chi := 0.0
+		for _, v := range grid {
+			chi += (v - e) * (v - e) / e
+		}
+		if lim := chiSquareLimit(g*g - 1); chi > lim {
+			t.Errorf("serial χ² of %s on %d×%d cells = %.1f, above %.1f", c.name, g, g, chi, lim)
+		}
+		t.Logf("serial χ² of %s = %.1f on %d degrees of freedom", c.name, chi, g*g-1)
 	}
-	e := float64(n/2) / (g * g)
-	chi = 0
-	for _, c := range grid {
-		chi += (c - e) * (c - e) / e
-	}
-	if lim := chiSquareLimit(g*g - 1); chi > lim {
-		t.Errorf("serial χ² on %d×%d cells = %.1f, above %.1f", g, g, chi, lim)
-	}
-	t.Logf("serial χ² = %.1f on %d degrees of freedom", chi, g*g-1)
 }
 
 // TestPairsIndependent checks the cosine and sine of each pair, which
