@@ -185,7 +185,10 @@ type RowSource interface {
 // regenerated from the seed whenever they are needed (the paper's
 // Algorithm 1, which keeps memory at O(Y + D)). Project and ProjectTAdd
 // regenerate the rows they use on every call, so they are slow; models
-// call Rows once to build their own layout.
+// call Rows (or, for a Gaussian projection of generator version 2,
+// RowGroup32 and RowGroup64) once to build their own layout. Its rows
+// are those of the generator Gen: a model's projection is identified by
+// (Kind, Gen, Seed, Y, D).
 type Seeded struct {
 	Kind ProjectionKind // Gaussian or Orthogonal
 	Gen  Generator      // GeneratorV1 or GeneratorV2
