@@ -121,10 +121,25 @@ func (o *onDemand[T]) span(b int) (int, int) {
 
 func (o *onDemand[T]) maxRows() int { return min(o.bp, o.np) * kern.Lanes[T]() }
 
-// generate writes block b's rows into w (resized).
+// generate writes block b's rows into w (resized): whole panels in place
+// when the source interleaves (features.Seeded.Interleaves), the others
+// through rows.
 func (o *onDemand[T]) generate(w *kern.Panels[T], rows *[]float64, b int) {
 	lo, n := o.span(b)
 	hi := min(lo+n, o.y)
+	l := kern.Lanes[T]()
+	if s, ok := o.src.(*features.Seeded); ok && s.Interleaves() && hi == lo+n {
+		// Every value is written: no need to zero the storage first.
+		np, cp := n/l, kern.PadD(o.d)
+		if cap(w.Data) < np*cp*l {
+			w.Data = make([]T, np*cp*l)
+		}
+		w.R, w.C, w.Cp, w.NP, w.Data = n, o.d, cp, np, w.Data[:np*cp*l]
+		for p := range np {
+			rowGroup(s, w.Data[p*cp*l:(p+1)*cp*l], lo+p*l)
+		}
+		return
+	}
 	*rows = grow(*rows, (hi-lo)*o.d)
 	o.src.Rows(*rows, lo, hi)
 	w.Resize(n, o.d)

@@ -114,6 +114,13 @@ type Config struct {
 	Y          int                     // number of random projections, > 0 (F = 2Y for SinCos/ExpExp)
 	Basis      features.Basis          // default SinCos
 	Projection features.ProjectionKind // default Gaussian; Structured is SORF
+	// Generator is the version of the generator that draws the Gaussian
+	// entries of a dense (Gaussian or Orthogonal) projection from the
+	// seed; zero means features.DefaultGenerator (version 2). It is part
+	// of a model's identity: model files record it, and a model read from
+	// a file of format version 1 keeps version 1, with which its T was
+	// built. Structured projections draw the same under both.
+	Generator features.Generator
 	// OnDemand keeps a Gaussian projection out of memory: its rows are
 	// regenerated from the seed at every evaluation (with a bounded
 	// cache), so memory is O(Y + D) but every step pays for generating
@@ -185,6 +192,12 @@ func (c Config) Validate() (Config, error) {
 	if c.Projection == 0 {
 		c.Projection = features.Gaussian
 	}
+	if c.Generator == 0 {
+		c.Generator = features.DefaultGenerator
+	}
+	if !c.Generator.Valid() {
+		return c, fieldErr("Generator", "unknown generator version %d (want 1 or 2)", int(c.Generator))
+	}
 	if !c.Basis.Valid() {
 		return c, fieldErr("Basis", "unknown basis %d", int(c.Basis))
 	}
@@ -234,8 +247,12 @@ func (c Config) String() string {
 	if c.OnDemand {
 		proj += " (on demand)"
 	}
-	return fmt.Sprintf("drdam D=%d β=%g %v basis=%v projection=%s Y=%d (F=%d) seed=%d ε=%g %s %v",
-		c.D, c.Beta, c.Similarity, c.Basis, proj, c.Y, c.FeatureDim(), c.Seed, c.Epsilon, bias, c.Precision)
+	gen := ""
+	if c.Projection == features.Gaussian || c.Projection == features.Orthogonal {
+		gen = " generator=" + c.Generator.String()
+	}
+	return fmt.Sprintf("drdam D=%d β=%g %v basis=%v projection=%s Y=%d (F=%d) seed=%d%s ε=%g %s %v",
+		c.D, c.Beta, c.Similarity, c.Basis, proj, c.Y, c.FeatureDim(), c.Seed, gen, c.Epsilon, bias, c.Precision)
 }
 
 // New returns an empty memory of the configured representation.
@@ -252,10 +269,24 @@ func New(c Config) (Memory, error) {
 
 // compatible reports whether memories of configurations a and b can be
 // merged: everything but how they compute (precision, on-demand
-// projection, memory budget) must match, since T and the patterns are float64 in both.
-func compatible(a, b Config) bool {
+// projection, memory budget) must match, since T and the patterns are
+// float64 in both; the generator matters only for dense projections
+// (structured ones draw the same under every version). If they cannot, the
+// error says why.
+func compatible(a, b Config) error {
+	a0, b0 := a, b
+	if a.Generator != b.Generator && (a.Projection == features.Gaussian || a.Projection == features.Orthogonal) && a.Projection == b.Projection {
+		return fmt.Errorf("cannot merge memories whose %v projections were drawn by different generators (%v and %v): their random features differ, so their T cannot be added; rebuild one from its patterns with the other's generator",
+			a.Projection, a.Generator, b.Generator)
+	}
 	a.Precision, b.Precision = 0, 0
 	a.OnDemand, b.OnDemand = false, false
 	a.MaxMemory, b.MaxMemory = 0, 0
-	return a == b
+	if a.Projection == features.Structured {
+		a.Generator, b.Generator = 0, 0
+	}
+	if a != b {
+		return fmt.Errorf("cannot merge memories of different configurations: %v and %v", a0, b0)
+	}
+	return nil
 }

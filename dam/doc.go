@@ -74,8 +74,10 @@
 //     seed whenever the block is used, as Algorithm 1 of the paper, with
 //     the first blocks kept in a cache of 64 MiB; memory is O(Y + D) and the
 //     results are bit for bit those of the stored form, but every
-//     evaluation pays for generating Y·D Gaussians (15–20 ns each per core
-//     on the machine of BENCHMARKS.md);
+//     evaluation pays for generating Y·D Gaussians: about 1 ns each per
+//     core with generator version 2, whose rows are drawn straight into
+//     the panels (features.Seeded.RowGroup32), 15–20 ns with version 1
+//     (on the machine of BENCHMARKS.md);
 //   - structured (Projection = features.Structured, SORF): each block of N
 //     rows is applied to each query by three fast Walsh–Hadamard
 //     transforms, O(Y·log N) time and O(Y) memory.

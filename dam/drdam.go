@@ -50,7 +50,7 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if err := checkSize(c); err != nil {
 		return nil, err
 	}
-	proj, err := features.NewProjection(c.Projection, c.Seed, c.Y, c.D) // dense rows are laid out later
+	proj, err := features.NewProjection(c.Projection, c.Generator, c.Seed, c.Y, c.D) // dense rows are laid out later
 	if err != nil {
 		return nil, err
 	}

@@ -168,8 +168,8 @@ func (m *DrDAM) Merge(other Memory) error {
 	if !ok {
 		return fmt.Errorf("cannot merge an %v into a drdam", other.Config().Rep)
 	}
-	if !compatible(o.cfg, m.cfg) {
-		return fmt.Errorf("cannot merge memories of different configurations: %v and %v", m.cfg, o.cfg)
+	if err := compatible(m.cfg, o.cfg); err != nil {
+		return err
 	}
 	if m.cfg.Projection == features.External && o.fm != m.fm {
 		return fmt.Errorf("cannot merge memories built on different external projections")

@@ -15,6 +15,25 @@ import (
 func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
 	y, d := src.Dims()
 	w := kern.NewPanels[T](y, d)
+	if s, ok := src.(*features.Seeded); ok && s.Interleaves() {
+		// Whole panels are written in place by the generator; a last
+		// partial one goes through rows.
+		l := kern.Lanes[T]()
+		full := y / l
+		per := max(1, (1<<20)/(d*l)) // panels per job, about 4–8 MiB
+		task := par.Task{F: func(i int) {
+			for p := i * per; p < min(full, (i+1)*per); p++ {
+				rowGroup(s, w.Data[p*w.Cp*l:(p+1)*w.Cp*l], p*l)
+			}
+		}}
+		task.Run((full + per - 1) / per)
+		if full*l < y {
+			rows := make([]float64, (y-full*l)*d)
+			s.Rows(rows, full*l, y)
+			w.SetRows(full*l, rows, 1)
+		}
+		return w
+	}
 	chunk := max(16, ((1<<20)/d)&^15) // about 8 MiB of float64 rows
 	if s, ok := src.(*features.Seeded); ok && s.Kind == features.Orthogonal {
 		// Regenerating an orthogonal block costs O(D³): cut only at
@@ -43,6 +62,16 @@ func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
 	}}
 	task.Run(n)
 	return w
+}
+
+// rowGroup writes the panel of the rows [lo, lo+L) of s into dst (its
+// Cp·L values), generated in place (s.Interleaves()).
+func rowGroup[T kern.Float](s *features.Seeded, dst []T, lo int) {
+	if is32[T]() {
+		s.RowGroup32(f32(dst), lo)
+	} else {
+		s.RowGroup64(f64(dst), lo)
+	}
 }
 
 // padTo returns v converted to T, minus shift, padded with fill to length

@@ -16,7 +16,7 @@ import (
 // File format constants.
 const (
 	fileMagic      = "DRDAMMDL"
-	FileVersion    = 1  // FileVersion is the model file format version that Save writes.
+	FileVersion    = 2  // FileVersion is the model file format version that Save writes.
 	fileHeaderSize = 88 // bytes before the payload
 	fileTrailer    = 4  // CRC-32C
 	flagBias       = 1
@@ -30,7 +30,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 //
 //	offset  size  field (little-endian)
 //	     0     8  magic "DRDAMMDL"
-//	     8     4  format version (uint32), currently 1
+//	     8     4  format version (uint32), currently 2
 //	    12     1  representation: 1 MrDAM, 2 DrDAM
 //	    13     1  similarity: 1 L2, 2 dot
 //	    14     1  basis: 0 (MrDAM), 1 cos, 2 sincos, 3 exp, 4 expexp
@@ -38,7 +38,9 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 //	    16     1  compute precision: 1 float64, 2 float32 (the payload is float64)
 //	    17     1  flags: bit 0 the random shift b is used, bit 1 the dense
 //	              projection is regenerated on demand
-//	    18     6  reserved, zero
+//	    18     1  generator version of the projection (features.Generator):
+//	              1 or 2 for a DrDAM, 0 for an MrDAM (format version 2)
+//	    19     5  reserved, zero
 //	    24     8  D (uint64)
 //	    32     8  Y (uint64; 0 for MrDAM)
 //	    40     8  β (float64)
@@ -54,7 +56,13 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // a DrDAM is T in its stored form (N = F): t with T = exp(c)·t for the
 // trigonometric bases, log T for the positive ones (−Inf where T_α = 0).
 // The random projection and shift are not stored: Load regenerates them from
-// the seed. A DrDAM with an external projection cannot be saved.
+// the seed with the recorded generator. A DrDAM with an external projection
+// cannot be saved.
+//
+// Format version 1 is the same with byte 18 reserved (zero): its DrDAMs
+// were drawn with generator version 1, which Load gives them, so that a
+// version-1 model loaded and saved again (as version 2) keeps its
+// projection.
 func Save(path string, m Memory) error {
 	return atomicfile.Write(path, func(w io.Writer) error { return Write(w, m) })
 }
@@ -80,7 +88,7 @@ func Write(w io.Writer, m Memory) error {
 		if c.Projection == features.External {
 			return fmt.Errorf("the model uses an external projection matrix, which a model file cannot regenerate from a seed")
 		}
-		h[14], h[15] = byte(c.Basis), byte(c.Projection)
+		h[14], h[15], h[18] = byte(c.Basis), byte(c.Projection), byte(c.Generator)
 		if !c.NoBias {
 			h[17] |= flagBias
 		}
@@ -232,7 +240,7 @@ func ReadHeader(r io.ReaderAt, size int64) (Header, error) {
 		return Header{}, fmt.Errorf("truncated: %d bytes, a model file has at least %d", size, fileHeaderSize+fileTrailer)
 	}
 	v := binary.LittleEndian.Uint32(h[8:])
-	if v != FileVersion {
+	if v != 1 && v != FileVersion {
 		if v > FileVersion {
 			return Header{}, fmt.Errorf("format version %d is newer than this program reads (%d): upgrade drdam", v, FileVersion)
 		}
@@ -262,15 +270,16 @@ func ReadHeader(r io.ReaderAt, size int64) (Header, error) {
 	if want != size {
 		return Header{}, fmt.Errorf("the header declares %d payload values but the file has %d bytes", np, size)
 	}
-	c, count, logScale, err := parseHeader(h)
+	c, count, logScale, err := parseHeader(h, v)
 	if err != nil {
 		return Header{}, err
 	}
 	return Header{Config: c, Count: count, Values: int64(np), Size: size, Version: v, logScale: logScale}, nil
 }
 
-// parseHeader decodes and validates the header fields.
-func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error) {
+// parseHeader decodes and validates the header fields of a file of the
+// given format version.
+func parseHeader(h []byte, format uint32) (c Config, count uint64, logScale float64, err error) {
 	u64 := func(off int) uint64 { return binary.LittleEndian.Uint64(h[off:]) }
 	f64 := func(off int) float64 { return math.Float64frombits(u64(off)) }
 	c.Rep, c.Similarity = Representation(h[12]), Similarity(h[13])
@@ -284,7 +293,7 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 	if c.Precision != Float64 && c.Precision != Float32 {
 		return c, 0, 0, fmt.Errorf("header: unknown precision %d (want 1 float64 or 2 float32)", h[16])
 	}
-	if !bytes.Equal(h[18:24], make([]byte, 6)) {
+	if !bytes.Equal(h[19:24], make([]byte, 5)) || (format == 1 && h[18] != 0) {
 		return c, 0, 0, fmt.Errorf("header: reserved bytes are not zero")
 	}
 	const maxDim = 1 << 40
@@ -305,6 +314,13 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 		if !c.Projection.Valid() {
 			return c, 0, 0, fmt.Errorf("header: unknown projection kind %d", h[15])
 		}
+		c.Generator = features.Generator(h[18])
+		if format == 1 {
+			c.Generator = features.GeneratorV1 // the only one there was
+		}
+		if !c.Generator.Valid() {
+			return c, 0, 0, fmt.Errorf("header: unknown generator version %d", h[18])
+		}
 		c.Epsilon, c.Seed, c.NoBias = f64(48), u64(56), h[17]&flagBias == 0
 		c.OnDemand = h[17]&flagOnDemand != 0
 		if h[17]&^(flagBias|flagOnDemand) != 0 {
@@ -319,8 +335,8 @@ func parseHeader(h []byte) (c Config, count uint64, logScale float64, err error)
 		if math.IsNaN(logScale) || math.IsInf(logScale, 0) {
 			return c, 0, 0, fmt.Errorf("header: log-scale is %v", logScale)
 		}
-	} else if h[14] != 0 || h[15] != 0 || h[17] != 0 || y != 0 || !bytes.Equal(h[48:64], make([]byte, 16)) || u64(72) != 0 {
-		return c, 0, 0, fmt.Errorf("header: an mrdam file has DrDAM fields (basis, projection, bias, Y, ε, seed, log-scale) set")
+	} else if h[14] != 0 || h[15] != 0 || h[17] != 0 || h[18] != 0 || y != 0 || !bytes.Equal(h[48:64], make([]byte, 16)) || u64(72) != 0 {
+		return c, 0, 0, fmt.Errorf("header: an mrdam file has DrDAM fields (basis, projection, bias, generator, Y, ε, seed, log-scale) set")
 	}
 	v, err := c.Validate()
 	if err != nil {

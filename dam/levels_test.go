@@ -130,7 +130,7 @@ func ExampleConfig_precision() {
 	c := Config{D: 64, Beta: 30, Y: 20000, Precision: Float32, Basis: features.SinCos}
 	v, _ := c.Validate()
 	fmt.Println(v)
-	// Output: drdam D=64 β=30 l2 basis=sincos projection=gaussian Y=20000 (F=40000) seed=0 ε=1e-05 bias float32
+	// Output: drdam D=64 β=30 l2 basis=sincos projection=gaussian Y=20000 (F=40000) seed=0 generator=v2 ε=1e-05 bias float32
 }
 
 // TestConcurrentEnergyGrad: models are safe for concurrent EnergyGrad

@@ -90,12 +90,15 @@ func TestMrDAMAddRemoveMerge(t *testing.T) {
 func TestGoldenT(t *testing.T) {
 	const d = 8
 	xi := binaryPatterns(71, 5, d)
-	c := Config{D: d, Beta: 10, Y: 64, Seed: 42}
-	defer cpuid.Set(cpuid.Set(cpuid.Portable))
-	checkGoldenT(t, tOf(mustDrDAM(t, c, xi)))
-	for _, lv := range cpuid.Supported() {
-		cpuid.Set(lv)
-		checkSeeds(t, c, xi)
+	for _, gen := range []features.Generator{features.GeneratorV1, features.GeneratorV2} {
+		c := Config{D: d, Beta: 10, Y: 64, Seed: 42, Generator: gen}
+		prev := cpuid.Set(cpuid.Portable)
+		checkGoldenT(t, gen, tOf(mustDrDAM(t, c, xi)))
+		for _, lv := range cpuid.Supported() {
+			cpuid.Set(lv)
+			checkSeeds(t, c, xi)
+		}
+		cpuid.Set(prev)
 	}
 }
 

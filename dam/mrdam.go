@@ -137,8 +137,8 @@ func (m *MrDAM) Merge(other Memory) error {
 	if !ok {
 		return fmt.Errorf("cannot merge a %v into an mrdam", other.Config().Rep)
 	}
-	if !compatible(o.cfg, m.cfg) {
-		return fmt.Errorf("cannot merge memories of different configurations: %v and %v", m.cfg, o.cfg)
+	if err := compatible(m.cfg, o.cfg); err != nil {
+		return err
 	}
 	if o.Len() == 0 {
 		return nil

@@ -196,6 +196,7 @@ func sealedFile(t *testing.T, basis, proj byte, d, y uint64) []byte {
 	copy(b, fileMagic)
 	binary.LittleEndian.PutUint32(b[8:], FileVersion)
 	b[12], b[13], b[14], b[15], b[16], b[17] = byte(RepDrDAM), byte(L2), basis, proj, byte(Float64), flagBias
+	b[18] = byte(features.DefaultGenerator)
 	binary.LittleEndian.PutUint64(b[24:], d)
 	binary.LittleEndian.PutUint64(b[32:], y)
 	binary.LittleEndian.PutUint64(b[40:], math.Float64bits(1))

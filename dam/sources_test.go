@@ -163,7 +163,7 @@ func TestPanelsFromGarbage(t *testing.T) {
 		t.Skip("generates 10⁷ Gaussians")
 	}
 	const y, d = 40000, 256
-	src, err := features.NewSeeded(features.Gaussian, 1, y, d)
+	src, err := features.NewSeeded(features.Gaussian, features.DefaultGenerator, 1, y, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,5 +207,45 @@ func TestStructuredNoSizeLimit(t *testing.T) {
 	}
 	if _, err := NewDrDAM(Config{D: d, Beta: 1, Y: y, OnDemand: true}); err != nil {
 		t.Errorf("NewDrDAM, dense on demand: %v", err)
+	}
+}
+
+// rowsOnly hides every method of a projection but those of RowSource, so
+// that the engine takes its row path.
+type rowsOnly struct{ features.RowSource }
+
+// TestRowGroupPanels: the panels that a Gaussian projection of generator 2
+// writes in place (features.Seeded.RowGroup32/64) are those built from its
+// rows, at every level, in both precisions, with a partial last panel and
+// padded columns; and an on-demand model on them gives the stored one's
+// energies bit for bit.
+func TestRowGroupPanels(t *testing.T) {
+	const y, d = 1000 + 5, 37
+	s, _ := features.NewSeeded(features.Gaussian, features.GeneratorV2, 8, y, d)
+	xi, x := grayQueries(441, 5, 3, d, 0.2)
+	defer cpuid.Set(cpuid.Current())
+	for _, lv := range cpuid.Supported() {
+		cpuid.Set(lv)
+		w32, r32 := panelsFrom[float32](s), panelsFrom[float32](rowsOnly{s})
+		w64, r64 := panelsFrom[float64](s), panelsFrom[float64](rowsOnly{s})
+		for i := range w32.Data {
+			if math.Float32bits(w32.Data[i]) != math.Float32bits(r32.Data[i]) {
+				t.Fatalf("%v: float32 panels differ at %d", lv, i)
+			}
+		}
+		for i := range w64.Data {
+			if math.Float64bits(w64.Data[i]) != math.Float64bits(r64.Data[i]) {
+				t.Fatalf("%v: float64 panels differ at %d", lv, i)
+			}
+		}
+		for _, prec := range []Precision{Float32, Float64} {
+			c := Config{D: d, Beta: 9, Y: y, Seed: 8, Precision: prec}
+			e1, g1 := energies(t, mustDrDAM(t, c, xi), x)
+			c.OnDemand = true
+			e2, g2 := energies(t, mustDrDAM(t, c, xi), x)
+			if relDiff(e2, e1) != 0 || relDiff(g2, g1) != 0 {
+				t.Errorf("%v %v: on-demand results differ from stored ones", lv, prec)
+			}
+		}
 	}
 }

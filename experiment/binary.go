@@ -357,7 +357,7 @@ func (s *sharedProjection) storing(beta float64, patterns []float64) (*dam.DrDAM
 // drdamConfig returns the configuration of the DrDAMs of a grid (β is set
 // per key).
 func drdamConfig(kind features.ProjectionKind, basis features.Basis, seed uint64, y, d int, prec dam.Precision) dam.Config {
-	return dam.Config{Rep: dam.RepDrDAM, D: d, Y: y, Basis: basis, Projection: kind, Seed: seed, Precision: prec}
+	return dam.Config{Rep: dam.RepDrDAM, D: d, Y: y, Basis: basis, Projection: kind, Generator: features.DefaultGenerator, Seed: seed, Precision: prec}
 }
 
 // errAcc accumulates the errors of one query set, seed after seed.
@@ -384,7 +384,7 @@ func energyTask(g *BinaryGrid, a arm, bd *binaryData, keys []Key, ns int, part f
 	// projection (SinCos only: its kernel estimate is a sum of cosines).
 	var c1 []float64
 	if g.Bound && g.Basis == features.SinCos {
-		proj, err := features.NewProjection(a.kind, a.seed, keys[0].Y, d)
+		proj, err := features.NewProjection(a.kind, drdamConfig(a.kind, g.Basis, a.seed, keys[0].Y, d, g.Precision).Generator, a.seed, keys[0].Y, d)
 		if err != nil {
 			return nil, err
 		}

@@ -277,13 +277,14 @@ func divergenceTask(g *BinaryGrid, v Divergence, a arm, bd *binaryData, keys []K
 	for i, key := range keys {
 		betas[i] = key.Beta
 	}
-	proj, err := features.NewProjection(a.kind, a.seed, y, d)
+	cfg := drdamConfig(a.kind, g.Basis, a.seed, y, d, g.Precision)
+	proj, err := features.NewProjection(a.kind, cfg.Generator, a.seed, y, d)
 	if err != nil {
 		return nil, err
 	}
 	c1 := kernelSup(proj, divergencePairs(bd.stored, x0, d, k), d, betas)
 	proj = nil
-	sp := &sharedProjection{cfg: drdamConfig(a.kind, g.Basis, a.seed, y, d, g.Precision)}
+	sp := &sharedProjection{cfg: cfg}
 	var rows []Row
 	for ki, key := range keys {
 		c1[ki] *= math.Sqrt(float64(y) / float64(d))

@@ -92,8 +92,10 @@ type Rates struct {
 var SORFSizes = [3]int{64, 256, 1024}
 
 // DefaultRates are rough speeds of a recent two-core x86 machine in
-// float64, used when no calibration is made.
-var DefaultRates = Rates{DenseNs: 0.03, GenNs: 9, SORFNs: [3]float64{2.5, 3.5, 5.5}, TrigNs: 2}
+// float64, used when no calibration is made. GenNs is that of generator
+// version 2 (Calibrate measured 1.4–1.9 ns on the machine of
+// BENCHMARKS.md; version 1 took about 9).
+var DefaultRates = Rates{DenseNs: 0.03, GenNs: 1.5, SORFNs: [3]float64{2.5, 3.5, 5.5}, TrigNs: 2}
 
 // Calibration bounds: Calibrate takes the minimum of at least
 // calibMinReps timings of each measurement, repeating them until
@@ -151,8 +153,13 @@ func Calibrate(p dam.Precision) (Rates, error) {
 	gen, geval := math.Inf(1), math.Inf(1)
 	sev := [len(SORFSizes)]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	for i := 0; i < calibMinReps || time.Since(start) < calibMinTime; i++ {
-		// Generation is the slowest timing (≈ 0.1 s): three are enough.
-		if i < 3 {
+		// Generation (a few ms with generator version 2) is timed five
+		// times, each after a collection has freed the last model, so that
+		// its panels reuse the same memory instead of faulting in new
+		// pages, whose cost varies by 2× and more.
+		if i < 5 {
+			dense = nil
+			runtime.GC()
 			m, t, err := build(features.Gaussian, d)
 			if err != nil {
 				return r, err

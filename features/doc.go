@@ -51,9 +51,15 @@
 //     χ(N) scales depart from Yu et al.'s fixed √N, which biases the kernel
 //     (see SORF).
 //
-// All are reproducible bit for bit from (seed, kind, Y, D) on any machine:
-// see package internal/rng for the pinned generator, and the golden values
-// in this package's tests. Generating an orthogonal projection costs O(Y·D²)
+// All are reproducible bit for bit from (kind, generator, seed, Y, D) on
+// any machine: see package internal/rng for the pinned generators, and the
+// golden values in this package's tests. The generator (Generator) draws
+// the Gaussian entries of the dense kinds: version 1 one value after
+// another (the projections of model files of format 1), version 2, the
+// default, counter-based and vectorized, about twenty times faster; its
+// Gaussian projections also write groups of rows directly in the layout
+// of package dam's kernels (Seeded.RowGroup32, RowGroup64). Structured
+// projections draw the same under both. Generating an orthogonal projection costs O(Y·D²)
 // time (one Gram–Schmidt per block); a Gaussian one costs O(Y·D) (and as
 // much memory, unless a model regenerates its rows on demand, see
 // dam.Config.OnDemand); a structured one O(Y). docs/projections/README.md

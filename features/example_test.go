@@ -11,7 +11,7 @@ import (
 // at Y = 100000 projections, to about 1/√Y.
 func ExampleMap_Features() {
 	const y, d, beta = 100000, 3, 2.0
-	m, _ := features.NewMap(features.SinCos, beta, features.NewGaussian(1, y, d), features.NewBias(1, y))
+	m, _ := features.NewMap(features.SinCos, beta, features.NewGaussian(features.DefaultGenerator, 1, y, d), features.NewBias(1, y))
 	x := []float64{0.1, 0.2, 0.3}
 	z := []float64{0.4, 0.1, -0.2}
 	fx, fz := make([]float64, m.Width()), make([]float64, m.Width())
@@ -25,5 +25,5 @@ func ExampleMap_Features() {
 		dist += (x[i] - z[i]) * (x[i] - z[i])
 	}
 	fmt.Printf("φ(x)·φ(z) = %.2f, exp(−β/2‖x−z‖²) = %.2f\n", dot, math.Exp(-beta/2*dist))
-	// Output: φ(x)·φ(z) = 0.70, exp(−β/2‖x−z‖²) = 0.70
+	// Output: φ(x)·φ(z) = 0.71, exp(−β/2‖x−z‖²) = 0.70
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/drdam/drdam/internal/rng"
+	"github.com/drdam/drdam/internal/simdtest"
 )
 
 // TestGolden pins the seeded projections and biases bit for bit. The values
@@ -17,8 +18,10 @@ func TestGolden(t *testing.T) {
 		w      []float64
 		probes []goldenProbe
 	}{
-		{"gaussian seed 1, 50×7", NewGaussian(1, 50, 7).Matrix(), goldenGaussian},
-		{"orthogonal seed 1, 50×7", NewOrthogonal(1, 50, 7).Matrix(), goldenOrthogonal},
+		{"gaussian v1 seed 1, 50×7", NewGaussian(GeneratorV1, 1, 50, 7).Matrix(), goldenGaussian},
+		{"orthogonal v1 seed 1, 50×7", NewOrthogonal(GeneratorV1, 1, 50, 7).Matrix(), goldenOrthogonal},
+		{"gaussian v2 seed 1, 50×7", NewGaussian(GeneratorV2, 1, 50, 7).Matrix(), goldenGaussianV2},
+		{"orthogonal v2 seed 1, 50×7", NewOrthogonal(GeneratorV2, 1, 50, 7).Matrix(), goldenOrthogonalV2},
 		{"bias seed 1, 50", NewBias(1, 50), goldenBias},
 	}
 	for _, c := range cases {
@@ -31,31 +34,16 @@ func TestGolden(t *testing.T) {
 	}
 }
 
+// generators are the generator versions, for the tests that run each.
+var generators = []Generator{GeneratorV1, GeneratorV2}
+
 // TestSeedDeterminism: the same seed gives the same projection, another
-// seed a different one, and fewer rows give a prefix of more rows.
+// seed or generator a different one, and fewer rows give a prefix of more
+// rows.
 func TestSeedDeterminism(t *testing.T) {
-	for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
-		wa, wb := materialize(kind, 3, 40, 6).w, materialize(kind, 3, 40, 6).w
-		wc, wp := materialize(kind, 4, 40, 6).w, materialize(kind, 3, 13, 6).w
-		same, diff := true, 0
-		for i := range wa {
-			if math.Float64bits(wa[i]) != math.Float64bits(wb[i]) {
-				same = false
-			}
-			if wa[i] != wc[i] {
-				diff++
-			}
-		}
-		if !same {
-			t.Errorf("%v: two projections from seed 3 differ", kind)
-		}
-		if diff < len(wa)*9/10 {
-			t.Errorf("%v: seeds 3 and 4 share %d of %d entries", kind, len(wa)-diff, len(wa))
-		}
-		for i := range wp {
-			if wp[i] != wa[i] {
-				t.Fatalf("%v: the 13-row projection is not a prefix of the 40-row one (entry %d)", kind, i)
-			}
+	for _, gen := range generators {
+		for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
+			testSeedDeterminism(t, kind, gen)
 		}
 	}
 	b1, b2 := NewBias(5, 30), NewBias(5, 10)
@@ -71,14 +59,51 @@ func TestSeedDeterminism(t *testing.T) {
 	}
 }
 
+func testSeedDeterminism(t *testing.T, kind ProjectionKind, gen Generator) {
+	{
+		wa, wb := materialize(kind, gen, 3, 40, 6).w, materialize(kind, gen, 3, 40, 6).w
+		wc, wp := materialize(kind, gen, 4, 40, 6).w, materialize(kind, gen, 3, 13, 6).w
+		wo := materialize(kind, 3-gen, 3, 40, 6).w
+		same, diff, diffGen := true, 0, 0
+		for i := range wa {
+			if math.Float64bits(wa[i]) != math.Float64bits(wb[i]) {
+				same = false
+			}
+			if wa[i] != wc[i] {
+				diff++
+			}
+			if wa[i] != wo[i] {
+				diffGen++
+			}
+		}
+		if !same {
+			t.Errorf("%v %v: two projections from seed 3 differ", kind, gen)
+		}
+		if diff < len(wa)*9/10 || diffGen < len(wa)*9/10 {
+			t.Errorf("%v %v: seeds 3 and 4 share %d of %d entries, generators v1 and v2 %d", kind, gen, len(wa)-diff, len(wa), len(wa)-diffGen)
+		}
+		for i := range wp {
+			if wp[i] != wa[i] {
+				t.Fatalf("%v %v: the 13-row projection is not a prefix of the 40-row one (entry %d)", kind, gen, i)
+			}
+		}
+	}
+}
+
 // TestOrthogonalBlocks checks that within each D×D block the rows are
 // mutually orthogonal to rounding (|cos angle| < 1e-12: modified
 // Gram–Schmidt loses orthogonality like ε·κ, and κ of a 64×64 Gaussian
 // matrix is a few hundred at most), that rows of different blocks are not,
 // and that a truncated last block keeps the first rows of a full one.
 func TestOrthogonalBlocks(t *testing.T) {
+	for _, gen := range generators {
+		testOrthogonalBlocks(t, gen)
+	}
+}
+
+func testOrthogonalBlocks(t *testing.T, gen Generator) {
 	const d, y = 64, 150
-	w := NewOrthogonal(7, y, d).w
+	w := NewOrthogonal(gen, 7, y, d).w
 	row := func(i int) []float64 { return w[i*d : (i+1)*d] }
 	cos := func(a, b []float64) float64 {
 		return dotFMA(a, b) / math.Sqrt(dotFMA(a, a)*dotFMA(b, b))
@@ -115,7 +140,7 @@ func TestOrthogonalDistribution(t *testing.T) {
 	const d, n = 4, 4000
 	var m1, m2, nrm float64
 	for seed := range uint64(n) {
-		w := NewOrthogonal(seed, d, d).w
+		w := NewOrthogonal(DefaultGenerator, seed, d, d).w
 		r := w[:d]
 		l2 := dotFMA(r, r)
 		u := r[0] / math.Sqrt(l2)
@@ -145,7 +170,7 @@ func TestFeaturesDefinition(t *testing.T) {
 	for i := range x {
 		x[i] = s.Float64() / math.Sqrt(d)
 	}
-	proj := NewGaussian(2, y, d)
+	proj := NewGaussian(DefaultGenerator, 2, y, d)
 	bias := NewBias(2, y)
 	for _, basis := range []Basis{Cos, SinCos, Exp, ExpExp} {
 		for _, withBias := range []bool{true, false} {
@@ -258,7 +283,7 @@ func TestKernelErrorRate(t *testing.T) {
 	for _, y := range ysz {
 		var mae float64
 		for seed := range uint64(4) {
-			m, _ := NewMap(SinCos, beta, NewGaussian(seed, y, d), NewBias(seed, y))
+			m, _ := NewMap(SinCos, beta, NewGaussian(DefaultGenerator, seed, y, d), NewBias(seed, y))
 			mae += kernelMAE(m, xs, ys, d) / 4
 		}
 		t.Logf("Y = %6d: mean |error| = %.3g", y, mae)
@@ -282,7 +307,7 @@ func TestAllBasesUnbiased(t *testing.T) {
 	const d, pairs, beta, y = 8, 32, 1.0, 20000
 	xs, ys := randomPairs(2, pairs, d)
 	for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
-		proj := materialize(kind, 11, y, d)
+		proj := materialize(kind, DefaultGenerator, 11, y, d)
 		for _, basis := range Bases() {
 			m, _ := NewMap(basis, beta, proj, NewBias(11, y))
 			if mae := kernelMAE(m, xs, ys, d); mae > 0.03 {
@@ -294,7 +319,7 @@ func TestAllBasesUnbiased(t *testing.T) {
 
 func TestProjectMatchesNaive(t *testing.T) {
 	const y, d, b = 23, 9, 4
-	p := NewGaussian(5, y, d)
+	p := NewGaussian(DefaultGenerator, 5, y, d)
 	s := rng.New(2, 2)
 	x := make([]float64, b*d)
 	g := make([]float64, b*(15-3))
@@ -336,10 +361,10 @@ func TestErrors(t *testing.T) {
 	if _, err := NewDense([]float64{1, math.NaN()}, 1, 2); err == nil {
 		t.Error("NewDense accepted NaN")
 	}
-	if _, err := NewMap(SinCos, 0, NewGaussian(1, 2, 2), nil); err == nil {
+	if _, err := NewMap(SinCos, 0, NewGaussian(DefaultGenerator, 1, 2, 2), nil); err == nil {
 		t.Error("NewMap accepted β = 0")
 	}
-	if _, err := NewMap(SinCos, 1, NewGaussian(1, 2, 2), []float64{1}); err == nil {
+	if _, err := NewMap(SinCos, 1, NewGaussian(DefaultGenerator, 1, 2, 2), []float64{1}); err == nil {
 		t.Error("NewMap accepted a bias of the wrong length")
 	}
 	if _, err := ParseBasis("sine"); err == nil {
@@ -348,23 +373,36 @@ func TestErrors(t *testing.T) {
 	if b, err := ParseBasis("SinCos"); err != nil || b != SinCos {
 		t.Errorf("ParseBasis(SinCos) = %v, %v", b, err)
 	}
-	if _, err := NewProjection(Gaussian, 1, 0, 3); err == nil {
+	if _, err := NewProjection(Gaussian, 0, 1, 0, 3); err == nil {
 		t.Error("NewProjection accepted Y = 0")
 	}
-	if _, err := NewProjection(External, 1, 2, 3); err == nil {
+	if _, err := NewProjection(External, 0, 1, 2, 3); err == nil {
 		t.Error("NewProjection accepted the external kind")
+	}
+	for _, gen := range []Generator{3, -1} {
+		if _, err := NewProjection(Gaussian, gen, 1, 2, 3); err == nil {
+			t.Errorf("NewProjection accepted generator %d", int(gen))
+		}
 	}
 }
 
 func BenchmarkNewGaussian(b *testing.B) {
-	for b.Loop() {
-		NewGaussian(1, 10000, 100)
+	for _, gen := range generators {
+		b.Run(gen.String(), func(b *testing.B) {
+			for b.Loop() {
+				NewGaussian(gen, 1, 10000, 100)
+			}
+		})
 	}
 }
 
 func BenchmarkNewOrthogonal(b *testing.B) {
-	for b.Loop() {
-		NewOrthogonal(1, 1024, 256)
+	for _, gen := range generators {
+		b.Run(gen.String(), func(b *testing.B) {
+			for b.Loop() {
+				NewOrthogonal(gen, 1, 1024, 256)
+			}
+		})
 	}
 }
 
@@ -372,10 +410,16 @@ func BenchmarkNewOrthogonal(b *testing.B) {
 // those of the stored projections, for any row range, and its products
 // match.
 func TestSeededRows(t *testing.T) {
+	for _, gen := range generators {
+		testSeededRows(t, gen)
+	}
+}
+
+func testSeededRows(t *testing.T, gen Generator) {
 	const y, d = 45, 8
 	for _, kind := range []ProjectionKind{Gaussian, Orthogonal} {
-		full := materialize(kind, 9, y, d)
-		s, err := NewSeeded(kind, 9, y, d)
+		full := materialize(kind, gen, 9, y, d)
+		s, err := NewSeeded(kind, gen, 9, y, d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -398,6 +442,49 @@ func TestSeededRows(t *testing.T) {
 			if h1[i] != h2[i] {
 				t.Fatalf("%v: Project differs at %d", kind, i)
 			}
+		}
+	}
+}
+
+// TestRowGroups: RowGroup32 and RowGroup64 write the rows of Rows,
+// interleaved (float32: converted), with zero padding columns, at every
+// kernel level.
+func TestRowGroups(t *testing.T) {
+	simdtest.ForLevels(t, func(t *testing.T) {
+		for _, d := range []int{1, 7, 16, 33, 100} {
+			const y = 40
+			s, _ := NewSeeded(Gaussian, GeneratorV2, 4, y, d)
+			rows := make([]float64, y*d)
+			s.Rows(rows, 0, y)
+			d16 := (d + 15) &^ 15
+			g32 := make([]float32, 16*d16)
+			g64 := make([]float64, 8*d16)
+			for _, lo := range []int{0, 5, y - 16} {
+				for i := range g32 {
+					g32[i] = 7
+				}
+				s.RowGroup32(g32, lo)
+				s.RowGroup64(g64, lo)
+				for c := range d16 {
+					for i := range 16 {
+						want := 0.0
+						if c < d {
+							want = rows[(lo+i)*d+c]
+						}
+						if got := g32[16*c+i]; got != float32(want) {
+							t.Fatalf("D = %d, rows from %d: float32 row %d column %d = %v, want %v", d, lo, i, c, got, float32(want))
+						}
+						if got := g64[8*c+i%8]; i < 8 && math.Float64bits(got) != math.Float64bits(want) {
+							t.Fatalf("D = %d, rows from %d: float64 row %d column %d = %v, want %v", d, lo, i, c, got, want)
+						}
+					}
+				}
+			}
+		}
+	})
+	for _, s := range []*Seeded{{Kind: Gaussian, Gen: GeneratorV1, Y: 16, D: 4}, {Kind: Orthogonal, Gen: GeneratorV2, Y: 16, D: 4}} {
+		if s.Interleaves() {
+			t.Errorf("%v %v interleaves", s.Kind, s.Gen)
 		}
 	}
 }

@@ -11,6 +11,20 @@ import (
 // the rows drawn (Y for a whole projection), several per call for long
 // ones, whether the rows are drawn at once or in ranges that cut blocks.
 func TestGenerationProgress(t *testing.T) {
+	for _, gen := range generators {
+		testGenerationProgress(t, gen)
+	}
+	// Removed, the hook is not called.
+	called := false
+	SetGenerationProgress(func(GenerationReport) { called = true })()
+	s, _ := NewSeeded(Gaussian, DefaultGenerator, 1, 10, 4)
+	s.Rows(make([]float64, 40), 0, 10)
+	if called {
+		t.Error("a restored hook was called")
+	}
+}
+
+func testGenerationProgress(t *testing.T, gen Generator) {
 	for _, c := range []struct {
 		kind       ProjectionKind
 		y, d       int
@@ -23,7 +37,7 @@ func TestGenerationProgress(t *testing.T) {
 		{Orthogonal, 600, 256, [][2]int{{0, 100}, {100, 512}, {512, 600}}, 3 * 32},
 		{Orthogonal, 40, 16, [][2]int{{0, 40}}, 3},
 	} {
-		s, err := NewSeeded(c.kind, 7, c.y, c.d)
+		s, err := NewSeeded(c.kind, gen, 7, c.y, c.d)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +49,7 @@ func TestGenerationProgress(t *testing.T) {
 		restore := SetGenerationProgress(func(r GenerationReport) {
 			mu.Lock()
 			defer mu.Unlock()
-			if r.Kind != c.kind || r.Seed != 7 || r.Y != c.y || r.D != c.d || r.Rows < 0 {
+			if r.Kind != c.kind || r.Gen != gen || r.Seed != 7 || r.Y != c.y || r.D != c.d || r.Rows < 0 {
 				t.Errorf("report %+v", r)
 			}
 			sum += r.Rows
@@ -54,13 +68,5 @@ func TestGenerationProgress(t *testing.T) {
 		if math.Abs(sum-float64(c.y)) > 1e-6 || n < c.minReports {
 			t.Errorf("%v %d×%d in %v: %d reports adding up to %v rows, want ≥ %d adding up to %d", c.kind, c.y, c.d, c.ranges, n, sum, c.minReports, c.y)
 		}
-	}
-	// Removed, the hook is not called.
-	called := false
-	SetGenerationProgress(func(GenerationReport) { called = true })()
-	s, _ := NewSeeded(Gaussian, 1, 10, 4)
-	s.Rows(make([]float64, 40), 0, 10)
-	if called {
-		t.Error("a restored hook was called")
 	}
 }

@@ -41,13 +41,71 @@ const (
 	Structured                           // SORF: S·H D₁ H D₂ H D₃ blocks, S_ii ~ χ(N) (O(Y log D) per product)
 )
 
+// Generator is the version of the algorithm that draws the Gaussian
+// entries of seeded dense projections (Gaussian, and the Gaussian blocks
+// of Orthogonal): part of a model's identity, since model files store the
+// seed and not the projection. Package internal/rng pins both versions.
+// Structured (SORF) projections draw only signs and norms, the same under
+// both.
+type Generator int
+
+// Generator versions.
+const (
+	// GeneratorV1 draws PCG-DXSM words through Marsaglia's polar method
+	// (rng.Stream.Normals), one value after another: the projections of
+	// models saved in file format version 1.
+	GeneratorV1 Generator = 1
+	// GeneratorV2 is counter-based (rng.NormalsV2): moremur-mixed words
+	// through the Box–Muller transform, with pinned polynomials, value n
+	// of a row depending on (seed, row, n) alone; vectorized (AVX-512,
+	// AVX2), about twenty times faster than version 1.
+	GeneratorV2 Generator = 2
+	// DefaultGenerator is the generator of new models.
+	DefaultGenerator = GeneratorV2
+)
+
+// Valid reports whether g is a known generator version.
+func (g Generator) Valid() bool { return g == GeneratorV1 || g == GeneratorV2 }
+
+// String returns "v1" or "v2".
+func (g Generator) String() string {
+	if !g.Valid() {
+		return fmt.Sprintf("Generator(%d)", int(g))
+	}
+	return fmt.Sprintf("v%d", int(g))
+}
+
+// Summary describes the algorithm of g in a few words, for messages.
+func (g Generator) Summary() string {
+	switch g {
+	case GeneratorV1:
+		return "PCG-DXSM, Marsaglia polar method"
+	case GeneratorV2:
+		return "counter-based moremur, Box–Muller, vectorized"
+	}
+	return "unknown"
+}
+
+// orDefault returns g, or DefaultGenerator for the zero value, checking
+// it.
+func (g Generator) orDefault() (Generator, error) {
+	if g == 0 {
+		return DefaultGenerator, nil
+	}
+	if !g.Valid() {
+		return 0, fmt.Errorf("unknown generator version %d (want 1 or 2)", int(g))
+	}
+	return g, nil
+}
+
 // kindFacts are the facts of one projection kind.
 type kindFacts struct {
 	name    string
 	aliases []string // other names ParseProjectionKind accepts
-	// new returns the projection of this kind drawn from seed, storing
-	// nothing that it can regenerate (nil for External).
-	new func(seed uint64, y, d int) (Projection, error)
+	// new returns the projection of this kind drawn from seed with the
+	// generator gen, storing nothing that it can regenerate (nil for
+	// External).
+	new func(gen Generator, seed uint64, y, d int) (Projection, error)
 }
 
 // kinds is the one table of the projection kinds. Adding a seeded kind is
@@ -57,11 +115,11 @@ var kinds = [...]kindFacts{
 	Gaussian:   {"gaussian", []string{"iid", "dense"}, seededKind(Gaussian)},
 	Orthogonal: {"orthogonal", []string{"orf"}, seededKind(Orthogonal)},
 	External:   {name: "external"},
-	Structured: {"structured", []string{"sorf"}, func(seed uint64, y, d int) (Projection, error) { return NewSORF(seed, y, d) }},
+	Structured: {"structured", []string{"sorf"}, func(_ Generator, seed uint64, y, d int) (Projection, error) { return NewSORF(seed, y, d) }},
 }
 
-func seededKind(k ProjectionKind) func(seed uint64, y, d int) (Projection, error) {
-	return func(seed uint64, y, d int) (Projection, error) { return NewSeeded(k, seed, y, d) }
+func seededKind(k ProjectionKind) func(gen Generator, seed uint64, y, d int) (Projection, error) {
+	return func(gen Generator, seed uint64, y, d int) (Projection, error) { return NewSeeded(k, gen, seed, y, d) }
 }
 
 // String returns the kind's name as the command line spells it.
@@ -98,15 +156,20 @@ func ParseProjectionKind(s string) (ProjectionKind, error) {
 func (k ProjectionKind) Valid() bool { return k > 0 && int(k) < len(kinds) && kinds[k].name != "" }
 
 // NewProjection returns the Y×D projection of the seeded kind drawn from
-// seed: the one constructor that models and experiments share. Dense
-// kinds (Gaussian, Orthogonal) come as a Seeded projection that stores
-// nothing (models lay its rows out once, see package dam); Structured as
-// a SORF.
-func NewProjection(kind ProjectionKind, seed uint64, y, d int) (Projection, error) {
+// seed with the generator gen (0 means DefaultGenerator): the one
+// constructor that models and experiments share. Dense kinds (Gaussian,
+// Orthogonal) come as a Seeded projection that stores nothing (models lay
+// its rows out once, see package dam); Structured as a SORF, which is the
+// same under every generator.
+func NewProjection(kind ProjectionKind, gen Generator, seed uint64, y, d int) (Projection, error) {
 	if !kind.Valid() || kinds[kind].new == nil {
 		return nil, fmt.Errorf("projection kind %v cannot be generated from a seed", kind)
 	}
-	return kinds[kind].new(seed, y, d)
+	gen, err := gen.orDefault()
+	if err != nil {
+		return nil, err
+	}
+	return kinds[kind].new(gen, seed, y, d)
 }
 
 // RowSource is a projection whose rows can be written out: models use it to
@@ -122,46 +185,67 @@ type RowSource interface {
 // regenerated from the seed whenever they are needed (the paper's
 // Algorithm 1, which keeps memory at O(Y + D)). Project and ProjectTAdd
 // regenerate the rows they use on every call, so they are slow; models
-// call Rows once to build their own layout.
+// call Rows (or, for a Gaussian projection of generator version 2,
+// RowGroup32 and RowGroup64) once to build their own layout. Its rows
+// are those of the generator Gen: a model's projection is identified by
+// (Kind, Gen, Seed, Y, D).
 type Seeded struct {
 	Kind ProjectionKind // Gaussian or Orthogonal
+	Gen  Generator      // GeneratorV1 or GeneratorV2
 	Seed uint64
 	Y, D int
 }
 
-// NewSeeded returns the seeded projection, checking its parameters.
-func NewSeeded(kind ProjectionKind, seed uint64, y, d int) (*Seeded, error) {
+// NewSeeded returns the seeded projection drawn with the generator gen (0
+// means DefaultGenerator), checking its parameters.
+func NewSeeded(kind ProjectionKind, gen Generator, seed uint64, y, d int) (*Seeded, error) {
 	if y <= 0 || d <= 0 {
 		return nil, fmt.Errorf("projection dimensions must be positive, found Y=%d, D=%d", y, d)
 	}
 	if kind != Gaussian && kind != Orthogonal {
 		return nil, fmt.Errorf("projection kind %v cannot be generated from a seed", kind)
 	}
-	return &Seeded{Kind: kind, Seed: seed, Y: y, D: d}, nil
+	gen, err := gen.orDefault()
+	if err != nil {
+		return nil, err
+	}
+	return &Seeded{Kind: kind, Gen: gen, Seed: seed, Y: y, D: d}, nil
 }
 
 // Dims returns Y and D.
 func (s *Seeded) Dims() (y, d int) { return s.Y, s.D }
 
 // Rows writes the rows [lo, hi) into dst ((hi−lo)×D, row-major), bit for
-// bit the rows of NewGaussian or NewOrthogonal with the same seed.
+// bit the rows of NewGaussian or NewOrthogonal with the same generator and
+// seed. Row α of a Gaussian projection is the stream
+// (seed, rng.StreamGaussianRow|α); block k of an orthogonal one is made
+// from the first D² values of the stream (seed, rng.StreamOrthoBlock|k).
+// It panics if s.Gen is not a valid generator.
 func (s *Seeded) Rows(dst []float64, lo, hi int) {
 	d := s.D
 	if lo < 0 || hi > s.Y || lo > hi || len(dst) != (hi-lo)*d {
 		panic(fmt.Sprintf("features: Rows(%d values, [%d, %d)) of a %d×%d projection", len(dst), lo, hi, s.Y, d))
 	}
+	if !s.Gen.Valid() {
+		panic(fmt.Sprintf("features: Rows of a projection with generator %d", int(s.Gen)))
+	}
 	hook := generationHook.Load()
 	report := func(rows float64) {
 		if hook != nil {
-			(*hook)(GenerationReport{Kind: s.Kind, Seed: s.Seed, Y: s.Y, D: d, Rows: rows})
+			(*hook)(GenerationReport{Kind: s.Kind, Gen: s.Gen, Seed: s.Seed, Y: s.Y, D: d, Rows: rows})
 		}
 	}
 	if s.Kind == Gaussian {
 		var st rng.Stream
 		last := lo
 		for a := lo; a < hi; a++ {
-			st.Reset(s.Seed, rng.StreamGaussianRow|uint64(a))
-			st.Normals(dst[(a-lo)*d : (a-lo+1)*d])
+			row := dst[(a-lo)*d : (a-lo+1)*d]
+			if s.Gen == GeneratorV2 {
+				rng.NormalsV2(row, s.Seed, rng.StreamGaussianRow|uint64(a))
+			} else {
+				st.Reset(s.Seed, rng.StreamGaussianRow|uint64(a))
+				st.Normals(row)
+			}
 			if hook != nil && (a+1-last)*d >= reportEntries {
 				report(float64(a + 1 - last))
 				last = a + 1
@@ -188,9 +272,66 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 				reported = v
 			}
 		}
-		st.Reset(s.Seed, rng.StreamOrthoBlock|uint64(k))
-		orthoBlock(g, norms, d, &st, part)
+		if s.Gen == GeneratorV2 {
+			rng.NormalsV2(g, s.Seed, rng.StreamOrthoBlock|uint64(k))
+		} else {
+			st.Reset(s.Seed, rng.StreamOrthoBlock|uint64(k))
+			st.Normals(g)
+		}
+		orthoBlock(g, norms, d, part)
 		copy(dst[(r0-lo)*d:(r1-lo)*d], g[(r0-k*d)*d:(r1-k*d)*d])
+	}
+}
+
+// Interleaves reports whether RowGroup32 and RowGroup64 can write the
+// rows of s: a Gaussian projection of generator version 2, whose rows are
+// drawn independently, in the vector lanes of the generator.
+func (s *Seeded) Interleaves() bool { return s.Kind == Gaussian && s.Gen == GeneratorV2 }
+
+// RowGroup32 writes the 16 rows [lo, lo+16) of s (all below Y),
+// interleaved column by column: dst[16c + i] = float32(W[lo+i][c]) for
+// c < D (the float64 rows of Rows, converted), and 0 for D ≤ c < D16, D16
+// being D rounded up to a multiple of 16; dst has 16·D16 values. It is
+// the layout of a panel of package dam's float32 kernels, written without
+// a row-major copy. It panics unless s.Interleaves(); it is safe for
+// concurrent use and does not allocate.
+func (s *Seeded) RowGroup32(dst []float32, lo int) {
+	d16 := s.checkGroup(len(dst), lo, 16)
+	var st [16]uint64
+	for i := range st {
+		st[i] = rng.StreamGaussianRow | uint64(lo+i)
+	}
+	rng.NormalsV2Interleaved32(dst, s.Seed, &st, d16)
+	clear(dst[16*s.D : 16*d16])
+	s.reportGroup(16)
+}
+
+// RowGroup64 is RowGroup32 for 8 rows in float64: dst[8c + i] =
+// W[lo+i][c], with 8·D16 values.
+func (s *Seeded) RowGroup64(dst []float64, lo int) {
+	d16 := s.checkGroup(len(dst), lo, 8)
+	var st [8]uint64
+	for i := range st {
+		st[i] = rng.StreamGaussianRow | uint64(lo+i)
+	}
+	rng.NormalsV2Interleaved64(dst, s.Seed, &st, d16)
+	clear(dst[8*s.D : 8*d16])
+	s.reportGroup(8)
+}
+
+// checkGroup checks the arguments of RowGroup32 or RowGroup64 (l rows)
+// and returns D16.
+func (s *Seeded) checkGroup(n, lo, l int) int {
+	d16 := (s.D + 15) &^ 15
+	if !s.Interleaves() || lo < 0 || lo+l > s.Y || n != l*d16 {
+		panic(fmt.Sprintf("features: RowGroup(%d values, row %d) of a %d×%d %v projection of generator %v", n, lo, s.Y, s.D, s.Kind, s.Gen))
+	}
+	return d16
+}
+
+func (s *Seeded) reportGroup(rows int) {
+	if hook := generationHook.Load(); hook != nil {
+		(*hook)(GenerationReport{Kind: s.Kind, Gen: s.Gen, Seed: s.Seed, Y: s.Y, D: s.D, Rows: float64(rows)})
 	}
 }
 
@@ -202,6 +343,7 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 // takes minutes, so its rows are reported as it advances.
 type GenerationReport struct {
 	Kind ProjectionKind
+	Gen  Generator
 	Seed uint64
 	Y, D int
 	Rows float64
@@ -271,22 +413,29 @@ func NewDense(w []float64, y, d int) (*Dense, error) {
 }
 
 // NewGaussian returns the y×d projection with iid standard normal entries
-// drawn from seed, stored. Row α depends only on (seed, α).
-func NewGaussian(seed uint64, y, d int) *Dense { return materialize(Gaussian, seed, y, d) }
+// drawn from seed with the generator gen (0 means DefaultGenerator),
+// stored. Row α depends only on (gen, seed, α). It panics if gen is not
+// valid.
+func NewGaussian(gen Generator, seed uint64, y, d int) *Dense {
+	return materialize(Gaussian, gen, seed, y, d)
+}
 
 // NewOrthogonal returns the y×d orthogonal random projection (ORF) drawn
-// from seed, stored: ⌈y/d⌉ independent blocks χ(d)·Q, stacked and
-// truncated to y rows. Block k depends only on (seed, k).
-func NewOrthogonal(seed uint64, y, d int) *Dense { return materialize(Orthogonal, seed, y, d) }
+// from seed with the generator gen (0 means DefaultGenerator), stored:
+// ⌈y/d⌉ independent blocks χ(d)·Q, stacked and truncated to y rows.
+// Block k depends only on (gen, seed, k). It panics if gen is not valid.
+func NewOrthogonal(gen Generator, seed uint64, y, d int) *Dense {
+	return materialize(Orthogonal, gen, seed, y, d)
+}
 
 // materialize generates the rows of a seeded dense kind into a Dense, on
 // every core: whole blocks of rows (D rows for Orthogonal) per part, so
 // that no block is generated twice.
-func materialize(kind ProjectionKind, seed uint64, y, d int) *Dense {
-	if y <= 0 || d <= 0 {
-		panic(fmt.Sprintf("features: New%s(%d, %d): dimensions must be positive", kinds[kind].name, y, d))
+func materialize(kind ProjectionKind, gen Generator, seed uint64, y, d int) *Dense {
+	s, err := NewSeeded(kind, gen, seed, y, d)
+	if err != nil {
+		panic(fmt.Sprintf("features: New%s: %v", kinds[kind].name, err))
 	}
-	s := &Seeded{Kind: kind, Seed: seed, Y: y, D: d}
 	p := &Dense{y: y, d: d, w: make([]float64, y*d)}
 	rows := 1
 	if kind == Orthogonal {
@@ -299,12 +448,11 @@ func materialize(kind ProjectionKind, seed uint64, y, d int) *Dense {
 	return p
 }
 
-// orthoBlock fills g (d×d) with χ(d)·Q: Gaussian rows, orthonormalized by
-// modified Gram–Schmidt, each scaled by the norm of its Gaussian row. Every
-// operation is either exactly rounded or a math.FMA, in a fixed order, so the
-// result is the same on every machine.
-func orthoBlock(g, norms []float64, d int, s *rng.Stream, part func(frac float64)) {
-	s.Normals(g)
+// orthoBlock replaces the Gaussian d×d matrix g by χ(d)·Q: its rows,
+// orthonormalized by modified Gram–Schmidt, each scaled by the norm of its
+// Gaussian row. Every operation is either exactly rounded or a math.FMA, in
+// a fixed order, so the result is the same on every machine.
+func orthoBlock(g, norms []float64, d int, part func(frac float64)) {
 	// Row i of the Gram–Schmidt costs about i+1 products of length d: the
 	// work done before it is i(i+1)/2 of d(d+1)/2. Blocks of fewer than
 	// 256 rows take milliseconds and report only at their end.

@@ -65,7 +65,7 @@ func TestProjectionRegistry(t *testing.T) {
 		if !strings.Contains(ProjectionNames(), k.String()) {
 			t.Errorf("%v is not in ProjectionNames() = %q", k, ProjectionNames())
 		}
-		p, err := NewProjection(k, 3, 70, 5)
+		p, err := NewProjection(k, 0, 3, 70, 5)
 		if err != nil {
 			t.Fatalf("%v: %v", k, err)
 		}
@@ -73,7 +73,7 @@ func TestProjectionRegistry(t *testing.T) {
 		if y, d := p.Dims(); !ok || y != 70 || d != 5 {
 			t.Fatalf("%v: %T is %d×%d, row source %v", k, p, y, d, ok)
 		}
-		q, _ := NewProjection(k, 3, 70, 5)
+		q, _ := NewProjection(k, 0, 3, 70, 5)
 		a, b := make([]float64, 70*5), make([]float64, 70*5)
 		rs.Rows(a, 0, 70)
 		q.(RowSource).Rows(b, 0, 70)

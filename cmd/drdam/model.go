@@ -30,6 +30,7 @@ Example:
 	proj := fs.String("projection", "gaussian", "DrDAM random projection: gaussian (iid, dense), orthogonal (ORF, dense) or structured (SORF: O(Y log D) per product, O(Y) memory)")
 	onDemand := fs.Bool("on-demand", false, "DrDAM with the gaussian projection: regenerate its rows from the seed at every evaluation instead of storing them (O(Y+D) memory, much slower)")
 	seed := fs.Uint64("seed", 0, "DrDAM seed of the random projection and shift")
+	gen := fs.Int("generator", int(features.DefaultGenerator), "DrDAM generator version of a dense (gaussian, orthogonal) projection's Gaussians: 2 (vectorized) or 1 (the one of format-1 model files, about twenty times slower); part of the model, like the seed")
 	noBias := fs.Bool("no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
 	eps := fs.Float64("eps", 0, "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
 	prec := fs.String("precision", "float64", "compute precision: float64 or float32 (about twice as fast; T and results stay float64)")
@@ -38,7 +39,7 @@ Example:
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	c, err := encodeConfig(dam.Config{Beta: *beta, Y: *y, Seed: *seed, NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand, MaxMemory: int64(*budget)},
+	c, err := encodeConfig(dam.Config{Beta: *beta, Y: *y, Seed: *seed, Generator: features.Generator(*gen), NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand, MaxMemory: int64(*budget)},
 		*rep, *sim, *prec, *basis, *proj)
 	if err != nil {
 		return err
@@ -228,6 +229,9 @@ file checked): nothing is built.`)
 			od = " (rows regenerated on demand)"
 		}
 		fmt.Fprintf(w, "projection      %v%s, Y = %d, seed %d\n", c.Projection, od, c.Y, c.Seed)
+		if c.Projection == features.Gaussian || c.Projection == features.Orthogonal {
+			fmt.Fprintf(w, "generator       version %d (%s)\n", int(c.Generator), c.Generator.Summary())
+		}
 		fmt.Fprintf(w, "clip floor ε    %g\n", c.Epsilon)
 		fmt.Fprintf(w, "parameters      T has %d values; the patterns would take K·D = %.0f (ratio %.3g)\n",
 			c.FeatureDim(), patterns, float64(c.FeatureDim())/max(patterns, 1))
@@ -249,10 +253,10 @@ func lockModel(e *env, path string) (func(), error) {
 }
 
 // drdamOnly are the flags of encode that only a DrDAM uses.
-var drdamOnly = map[string]bool{"y": true, "basis": true, "projection": true, "on-demand": true, "seed": true, "no-bias": true, "eps": true}
+var drdamOnly = map[string]bool{"y": true, "basis": true, "projection": true, "on-demand": true, "seed": true, "generator": true, "no-bias": true, "eps": true}
 
 // configFlags maps dam.Config fields to the flags of encode.
-var configFlags = map[string]string{"MaxMemory": "--max-memory", "Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision", "OnDemand": "--on-demand"}
+var configFlags = map[string]string{"MaxMemory": "--max-memory", "Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision", "OnDemand": "--on-demand", "Generator": "--generator"}
 
 // flagError prefixes a configuration error with the flag that set the
 // field.

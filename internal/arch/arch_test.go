@@ -19,7 +19,7 @@ const module = "github.com/drdam/drdam/"
 // restricted here.
 var floors = map[string][]string{
 	// Floor 0: the machine.
-	"internal/rng":        nil,
+	"internal/rng":        {"internal/cpuid"},
 	"internal/cpuid":      nil,
 	"internal/par":        nil,
 	"internal/atomicfile": nil,
