@@ -1,0 +1,81 @@
+package qr
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/drdam/drdam/internal/cpuid"
+	"github.com/drdam/drdam/internal/rng"
+	"github.com/drdam/drdam/internal/simdtest"
+)
+
+func normals(seed uint64, n int) []float64 {
+	x := make([]float64, n)
+	rng.New(seed, 99).Normals(x)
+	return x
+}
+
+// TestMulAddLevels checks that every kernel level computes the bits of
+// the portable chain of FMAs, on shapes that exercise the 4×32 and 4×8
+// tiles, strides larger than the blocks, and k = 1.
+func TestMulAddLevels(t *testing.T) {
+	for _, sh := range []struct{ m, n, k, extra int }{
+		{4, 8, 1, 0}, {4, 32, 5, 3}, {8, 40, 17, 0}, {12, 64, 32, 9}, {4, 1000, 32, 0}, {16, 32, 1000, 5}, {4, 56, 3, 1},
+	} {
+		ldc, lda, ldb := sh.n+sh.extra, sh.k+sh.extra, sh.n+2*sh.extra
+		a := normals(1, sh.m*lda)
+		b := normals(2, sh.k*ldb)
+		c0 := normals(3, sh.m*ldc)
+		want := append([]float64(nil), c0...)
+		mulAddGo(want, ldc, a, lda, b, ldb, sh.m, sh.n, sh.k)
+		// The chain itself, element by element.
+		for i := range sh.m {
+			for j := range sh.n {
+				s := c0[i*ldc+j]
+				for p := range sh.k {
+					s = math.FMA(a[i*lda+p], b[p*ldb+j], s)
+				}
+				if s != want[i*ldc+j] {
+					t.Fatalf("%v: mulAddGo[%d][%d] = %v, want %v", sh, i, j, want[i*ldc+j], s)
+				}
+			}
+		}
+		simdtest.ForLevels(t, func(t *testing.T) {
+			got := append([]float64(nil), c0...)
+			mulAdd(got, ldc, a, lda, b, ldb, sh.m, sh.n, sh.k)
+			for i := range got {
+				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%v at %v: element %d = %v, want %v", sh, cpuid.Current(), i, got[i], want[i])
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkMulAdd times the kernel on the two shapes of the block
+// reflector's application at D = 1000: W = X·Vp (4×32, k = 1000) and
+// X += U·Vr (4×1000, k = 32), on 64 rows.
+func BenchmarkMulAdd(b *testing.B) {
+	const d, nb, rows = 1000, 32, 64
+	x := normals(1, rows*d)
+	vp := normals(2, d*nb)
+	vr := normals(3, nb*d)
+	w := make([]float64, rows*nb)
+	for _, lv := range cpuid.Supported() {
+		b.Run(fmt.Sprintf("XVp/%v", lv), func(b *testing.B) {
+			defer cpuid.Set(cpuid.Set(lv))
+			for b.Loop() {
+				mulAdd(w, nb, x, d, vp, nb, rows, nb, d)
+			}
+			b.ReportMetric(2*rows*nb*d*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+		b.Run(fmt.Sprintf("UVr/%v", lv), func(b *testing.B) {
+			defer cpuid.Set(cpuid.Set(lv))
+			for b.Loop() {
+				mulAdd(x, d, w, nb, vr, d, rows, d, nb)
+			}
+			b.ReportMetric(2*rows*nb*d*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
+}
