@@ -1,0 +1,265 @@
+package qr
+
+import (
+	"fmt"
+	"math"
+)
+
+// nb is the panel width: the number of reflectors in one block reflector
+// I − V·T·Vᵀ.
+const nb = 32
+
+// Work is the workspace of Orthonormalize for one dimension d. It is
+// reused from call to call (no allocation once it exists); one Work must
+// not be used by several goroutines at once.
+type Work struct {
+	d    int
+	ld   int       // row stride of the working matrix: d rounded up to 8
+	rows int       // rows of the working matrix: d rounded up to 8
+	x    []float64 // the working matrix (rows×ld, zero padded) when d is not a multiple of 8
+	vr   []float64 // nb×m: the panel's reflectors, row j = v_j on columns [k, ld)
+	vp   []float64 // m×nb: vr transposed
+	gram []float64 // nb×nb: the Gram matrix of the panel's reflectors
+	tn   []float64 // ⌈d/nb⌉ blocks of nb×nb: −T of each panel
+	tq   []float64 // nb×nb: −Tᵀ of the panel being applied
+	w, u []float64 // 4×nb: V-coordinates of four rows, before and after T
+	tau  [nb]float64
+	beta []float64 // d: the diagonal of R (the Householder β's)
+}
+
+// NewWork returns the workspace for d×d matrices (d ≥ 1).
+func NewWork(d int) *Work {
+	if d <= 0 {
+		panic(fmt.Sprintf("qr: NewWork(%d)", d))
+	}
+	ld := (d + 7) &^ 7
+	w := &Work{d: d, ld: ld, rows: ld}
+	if ld != d {
+		w.x = make([]float64, w.rows*ld)
+	}
+	np := (d + nb - 1) / nb
+	w.vr = make([]float64, nb*ld)
+	w.vp = make([]float64, ld*nb)
+	w.gram = make([]float64, nb*nb)
+	w.tn = make([]float64, np*nb*nb)
+	w.tq = make([]float64, nb*nb)
+	w.w = make([]float64, 4*nb)
+	w.u = make([]float64, 4*nb)
+	w.beta = make([]float64, d)
+	return w
+}
+
+// Orthonormalize replaces the rows g_0, …, g_{d−1} of the d×d row-major
+// matrix g by scale[i]·q_i (q_i alone if scale is nil), where q_0, …, q_{d−1}
+// is the Gram–Schmidt orthonormalization of g_0, …, g_{d−1} in order: the
+// Q factor of gᵀ = Q·R with R's diagonal positive. It computes it by a
+// blocked Householder QR of gᵀ (an LQ factorization of g) and forms Q
+// from the reflectors, in O(d³) (8/3·d³ flops). The result is the same
+// bits on every machine, kernel level and number of cores (see the
+// package documentation). progress, if not nil, is called with the
+// fraction of the work done after each panel (ending with 1).
+func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(frac float64)) {
+	if w == nil || w.d != d || len(g) != d*d || (scale != nil && len(scale) != d) {
+		panic(fmt.Sprintf("qr: Orthonormalize(%d values, d = %d, %d scales) with a workspace for d = %d", len(g), d, len(scale), w.d))
+	}
+	ld, x := w.ld, g
+	if w.x != nil {
+		x = w.x
+		clear(x)
+		for i := range d {
+			copy(x[i*ld:i*ld+d], g[i*d:(i+1)*d])
+		}
+	}
+	// Progress: panel k costs about (d−k)² in each phase.
+	var total, done float64
+	report := func(k int) {
+		if progress != nil {
+			done += float64(d-k) * float64(d-k)
+			progress(min(done/total, 1))
+		}
+	}
+	if progress != nil {
+		for k := 0; k < d; k += nb {
+			total += 2 * float64(d-k) * float64(d-k)
+		}
+	}
+
+	// The LQ factorization: x = L·H_{d−1}⋯H_0. Row r of x keeps v_r
+	// (without its leading 1) after its diagonal and β_r on it.
+	for k := 0; k < d; k += nb {
+		np := min(nb, d-k)
+		w.panel(x, k, np)
+		w.pack(x, k, np)
+		tn := w.tn[(k/nb)*nb*nb : (k/nb+1)*nb*nb]
+		w.triangle(tn, k, np)
+		// Rows after the panel: x_c ← x_c·(I − V·T·Vᵀ)ᵀ… in the
+		// column view, A_c ← (I − V·Tᵀ·Vᵀ)·A_c.
+		w.apply(x, k, k+nb, tn)
+		report(k)
+	}
+
+	// Q = H_0⋯H_{d−1}, accumulated backwards in place: row c of x becomes
+	// column c of Q. Before panel k is applied, rows c ≥ k hold Q's
+	// columns on [k, ld) and zeros before (the parts of L are cleared
+	// first, the panel's rows become rows of the identity).
+	for r := range d {
+		w.beta[r] = x[r*ld+r]
+		clear(x[r*ld : r*ld+r+1])
+	}
+	last := (d - 1) / nb * nb
+	for k := last; k >= 0; k -= nb {
+		np := min(nb, d-k)
+		w.pack(x, k, np)
+		for r := k; r < k+np; r++ {
+			clear(x[r*ld+k : (r+1)*ld])
+			x[r*ld+r] = 1
+		}
+		tn := w.tn[(k/nb)*nb*nb : (k/nb+1)*nb*nb]
+		for i := range nb {
+			for j := range nb {
+				w.tq[i*nb+j] = tn[j*nb+i]
+			}
+		}
+		w.apply(x, k, k, w.tq)
+		report(k)
+	}
+
+	// Signs (R's diagonal positive) and scales, into g.
+	for r := range d {
+		s := 1.0
+		if scale != nil {
+			s = scale[r]
+		}
+		if w.beta[r] < 0 {
+			s = -s
+		}
+		src, dst := x[r*ld:r*ld+d], g[r*d:(r+1)*d]
+		for t, v := range src {
+			dst[t] = v * s
+		}
+	}
+}
+
+// panel factors the rows [k, k+np) of x on the columns [k, ld) by
+// Householder reflections from the right, one row after the other
+// (LAPACK's dgeqr2 on the transposed panel, with dlarfg's reflector):
+// row r becomes β_r followed by v_r, and τ_r is kept in w.tau.
+func (w *Work) panel(x []float64, k, np int) {
+	ld := w.ld
+	for j := range np {
+		r := k + j
+		v := x[r*ld+r : (r+1)*ld]
+		alpha := v[0]
+		s := dot(v[1:], v[1:])
+		tau, beta := 0.0, alpha
+		if s != 0 {
+			beta = -math.Copysign(math.Sqrt(math.FMA(alpha, alpha, s)), alpha)
+			tau = (beta - alpha) / beta
+			f := 1 / (alpha - beta)
+			for i := 1; i < len(v); i++ {
+				v[i] *= f
+			}
+		}
+		v[0] = beta
+		w.tau[j] = tau
+		if tau == 0 {
+			continue
+		}
+		for i := r + 1; i < k+np; i++ {
+			y := x[i*ld+r : (i+1)*ld]
+			f := -float64(tau * (y[0] + dot(v[1:], y[1:])))
+			y[0] += f
+			axpy(f, v[1:], y[1:])
+		}
+	}
+}
+
+// pack copies the reflectors of the panel [k, k+np) into vr (row j: zeros
+// before column k+j, 1 there, then v_{k+j}) and vp (vr transposed), on
+// the m = ld − k columns [k, ld); rows j ≥ np are zero.
+func (w *Work) pack(x []float64, k, np int) {
+	ld := w.ld
+	m := ld - k
+	vr, vp := w.vr[:nb*m], w.vp[:m*nb]
+	clear(vr)
+	for j := range np {
+		r := k + j
+		row := vr[j*m : (j+1)*m]
+		row[j] = 1
+		copy(row[j+1:], x[r*ld+r+1:(r+1)*ld])
+	}
+	for c := range m {
+		for j := range nb {
+			vp[c*nb+j] = vr[j*m+c]
+		}
+	}
+}
+
+// triangle writes −T into tn, where I − V·T·Vᵀ = H_k⋯H_{k+np−1} is the
+// block reflector of the packed panel (LAPACK's dlarft, forward and
+// columnwise, from the Gram matrix VᵀV): T is upper triangular with
+// T[j][j] = τ_j and T[0:j][j] = −τ_j·T[0:j][0:j]·(VᵀV)[0:j][j].
+func (w *Work) triangle(tn []float64, k, np int) {
+	m := w.ld - k
+	g, tau := w.gram, &w.tau
+	clear(g)
+	mulAdd(g, nb, w.vr, m, w.vp, nb, nb, nb, m)
+	clear(tn)
+	var z [nb]float64
+	for j := range np {
+		tn[j*nb+j] = -tau[j]
+		for i := range j {
+			z[i] = -float64(tau[j] * g[i*nb+j])
+		}
+		// −T[i][j] = Σ_{l=i}^{j−1} (−T[i][l])·z_l.
+		for i := range j {
+			s := 0.0
+			for l := i; l < j; l++ {
+				s = math.FMA(tn[i*nb+l], z[l], s)
+			}
+			tn[i*nb+j] = s
+		}
+	}
+}
+
+// apply multiplies the rows [r0, rows) of x, on the columns [k, ld), by
+// the packed block reflector from the right: x_c ← x_c − (x_c·V)·T'·Vᵀ,
+// with tn = −T' (−T for the factorization, −Tᵀ to form Q), four rows at a
+// time so that each row is read from memory once.
+func (w *Work) apply(x []float64, k, r0 int, tn []float64) {
+	ld := w.ld
+	m := ld - k
+	for c := r0; c < w.rows; c += 4 {
+		xc := x[c*ld+k:]
+		clear(w.w)
+		mulAdd(w.w, nb, xc, ld, w.vp, nb, 4, nb, m)
+		clear(w.u)
+		mulAdd(w.u, nb, w.w, nb, tn, nb, 4, nb, nb)
+		mulAdd(xc, ld, w.u, nb, w.vr, m, 4, m, nb)
+	}
+}
+
+// dot returns ⟨a, b⟩ summed with four FMA chains in a fixed order.
+func dot(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	n := len(a) &^ 3
+	for i := 0; i < n; i += 4 {
+		s0 = math.FMA(a[i], b[i], s0)
+		s1 = math.FMA(a[i+1], b[i+1], s1)
+		s2 = math.FMA(a[i+2], b[i+2], s2)
+		s3 = math.FMA(a[i+3], b[i+3], s3)
+	}
+	for i := n; i < len(a); i++ {
+		s0 = math.FMA(a[i], b[i], s0)
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy sets y[i] = fma(f, x[i], y[i]).
+func axpy(f float64, x, y []float64) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] = math.FMA(f, v, y[i])
+	}
+}

@@ -1,0 +1,101 @@
+package qr
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/drdam/drdam/internal/rng"
+)
+
+// mgs is the reference: modified Gram–Schmidt of the rows of g, each row
+// scaled by its original norm (features.orthoBlock's arithmetic).
+func mgs(g []float64, d int) {
+	norms := make([]float64, d)
+	for i := range d {
+		v := g[i*d : (i+1)*d]
+		norms[i] = math.Sqrt(dot(v, v))
+		for j := range i {
+			q := g[j*d : (j+1)*d]
+			axpy(-dot(v, q), q, v)
+		}
+		n := math.Sqrt(dot(v, v))
+		for t := range v {
+			v[t] /= n
+		}
+	}
+	for i := range d {
+		for t := range d {
+			g[i*d+t] *= norms[i]
+		}
+	}
+}
+
+func gaussian(seed uint64, d int) []float64 {
+	g := make([]float64, d*d)
+	rng.New(seed, rng.StreamOrthoBlock).Normals(g)
+	return g
+}
+
+func rowNorms(g []float64, d int) []float64 {
+	n := make([]float64, d)
+	for i := range d {
+		n[i] = math.Sqrt(dot(g[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+	}
+	return n
+}
+
+var dims = []int{1, 2, 3, 8, 17, 31, 32, 33, 64, 100, 200, 1000}
+
+func TestOrthonormalize(t *testing.T) {
+	for _, d := range dims {
+		if testing.Short() && d > 200 {
+			continue
+		}
+		t.Run(fmt.Sprint(d), func(t *testing.T) {
+			g := gaussian(uint64(d), d)
+			ref := append([]float64(nil), g...)
+			mgs(ref, d)
+			norms := rowNorms(g, d)
+			w := NewWork(d)
+			Orthonormalize(g, d, norms, w, nil)
+			var maxDiff, maxOrth float64
+			for i := range g {
+				maxDiff = max(maxDiff, math.Abs(g[i]-ref[i]))
+			}
+			for i := range d {
+				for j := range d {
+					s := dot(g[i*d:(i+1)*d], g[j*d:(j+1)*d]) / (norms[i] * norms[j])
+					if i == j {
+						s--
+					}
+					maxOrth = max(maxOrth, math.Abs(s))
+				}
+			}
+			t.Logf("d=%d: max |QR − MGS| = %.3g, max |QQᵀ − I| = %.3g", d, maxDiff, maxOrth)
+			if maxDiff > 1e-10 {
+				t.Errorf("d=%d: max |QR − MGS| = %g", d, maxDiff)
+			}
+			if maxOrth > 1e-13*float64(d) {
+				t.Errorf("d=%d: max |QQᵀ − I| = %g", d, maxOrth)
+			}
+		})
+	}
+}
+
+func BenchmarkOrthonormalize(b *testing.B) {
+	for _, d := range []int{256, 1000} {
+		b.Run(fmt.Sprint(d), func(b *testing.B) {
+			g0 := gaussian(1, d)
+			norms := rowNorms(g0, d)
+			g := make([]float64, d*d)
+			w := NewWork(d)
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(g, g0)
+				Orthonormalize(g, d, norms, w, nil)
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N), "ms/block")
+		})
+	}
+}
