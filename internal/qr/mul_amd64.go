@@ -4,11 +4,22 @@ package qr
 
 const hasAsm = true
 
-// The kernels of mul_amd64.s (written by go run ./_gen): four rows of C,
-// n columns (a multiple of 8), k ≥ 1 steps; strides in elements.
+// The kernels of mul_amd64.s, written by go run ./_gen (see there).
 
 //go:noescape
-func mul4x512(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
+func mul4x512(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k, zero int)
 
 //go:noescape
-func mul4x256(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)
+func mul4x256(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k, zero int)
+
+//go:noescape
+func dot512(a, b *float64, n int, acc *[32]float64)
+
+//go:noescape
+func dot256(a, b *float64, n int, acc *[32]float64)
+
+//go:noescape
+func axpy512(f float64, x, y *float64, n int)
+
+//go:noescape
+func axpy256(f float64, x, y *float64, n int)

@@ -41,14 +41,64 @@ func TestMulAddLevels(t *testing.T) {
 				}
 			}
 		}
+		// mulSet: the same chains from 0.
+		wantSet := make([]float64, len(c0))
+		mulAddGo(wantSet, ldc, a, lda, b, ldb, sh.m, sh.n, sh.k)
 		simdtest.ForLevels(t, func(t *testing.T) {
 			got := append([]float64(nil), c0...)
-			mulAdd(got, ldc, a, lda, b, ldb, sh.m, sh.n, sh.k)
+			mulAdd(cpuid.Current(), got, ldc, a, lda, b, ldb, sh.m, sh.n, sh.k)
+			sameBits(t, fmt.Sprintf("mulAdd %v", sh), got, want)
+			got = append(got[:0], c0...)
+			for i := range sh.m { // the padding between rows is left alone
+				clear(got[i*ldc : i*ldc+sh.n])
+				copy(got[i*ldc:i*ldc+sh.n], normals(4, sh.n))
+			}
 			for i := range got {
-				if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("%v at %v: element %d = %v, want %v", sh, cpuid.Current(), i, got[i], want[i])
+				if i%ldc >= sh.n {
+					wantSet[i] = got[i]
 				}
 			}
+			mulSet(cpuid.Current(), got, ldc, a, lda, b, ldb, sh.m, sh.n, sh.k)
+			sameBits(t, fmt.Sprintf("mulSet %v", sh), got, wantSet)
+		})
+	}
+}
+
+func sameBits(t *testing.T, what string, got, want []float64) {
+	t.Helper()
+	for i := range got {
+		if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+			t.Fatalf("%s at %v: element %d = %v, want %v", what, cpuid.Current(), i, got[i], want[i])
+		}
+	}
+}
+
+// TestDotAxpyLevels checks that dot and axpy compute the bits of their
+// definitions (32 FMA chains combined in a fixed tree; an FMA per
+// element) at every level, for lengths around multiples of 32.
+func TestDotAxpyLevels(t *testing.T) {
+	for _, n := range []int{0, 1, 7, 31, 32, 33, 63, 64, 100, 999, 1000} {
+		a, b := normals(5, n), normals(6, n+3)
+		var acc [32]float64
+		for i := range n {
+			acc[i%32] = math.FMA(a[i], b[i], acc[i%32])
+		}
+		var c [8]float64
+		for l := range c {
+			c[l] = (acc[l] + acc[l+8]) + (acc[l+16] + acc[l+24])
+		}
+		want := ((c[0] + c[4]) + (c[2] + c[6])) + ((c[1] + c[5]) + (c[3] + c[7]))
+		wantY := append([]float64(nil), b...)
+		for i := range n {
+			wantY[i] = math.FMA(-0.3, a[i], wantY[i])
+		}
+		simdtest.ForLevels(t, func(t *testing.T) {
+			if got := dot(cpuid.Current(), a, b); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("n=%d: dot = %v, want %v", n, got, want)
+			}
+			y := append([]float64(nil), b...)
+			axpy(cpuid.Current(), -0.3, a, y)
+			sameBits(t, fmt.Sprintf("axpy n=%d", n), y, wantY)
 		})
 	}
 }
@@ -66,14 +116,14 @@ func BenchmarkMulAdd(b *testing.B) {
 		b.Run(fmt.Sprintf("XVp/%v", lv), func(b *testing.B) {
 			defer cpuid.Set(cpuid.Set(lv))
 			for b.Loop() {
-				mulAdd(w, nb, x, d, vp, nb, rows, nb, d)
+				mulAdd(lv, w, nb, x, d, vp, nb, rows, nb, d)
 			}
 			b.ReportMetric(2*rows*nb*d*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 		b.Run(fmt.Sprintf("UVr/%v", lv), func(b *testing.B) {
 			defer cpuid.Set(cpuid.Set(lv))
 			for b.Loop() {
-				mulAdd(x, d, w, nb, vr, d, rows, d, nb)
+				mulAdd(lv, x, d, w, nb, vr, d, rows, d, nb)
 			}
 			b.ReportMetric(2*rows*nb*d*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})

@@ -3,11 +3,16 @@ package qr
 import (
 	"fmt"
 	"math"
+
+	"github.com/drdam/drdam/internal/cpuid"
 )
 
 // nb is the panel width: the number of reflectors in one block reflector
 // I − V·T·Vᵀ.
 const nb = 32
+
+// nbi is the width of the sub-panels of a panel.
+const nbi = 8
 
 // Work is the workspace of Orthonormalize for one dimension d. It is
 // reused from call to call (no allocation once it exists); one Work must
@@ -24,7 +29,8 @@ type Work struct {
 	tq   []float64 // nb×nb: −Tᵀ of the panel being applied
 	w, u []float64 // 4×nb: V-coordinates of four rows, before and after T
 	tau  [nb]float64
-	beta []float64 // d: the diagonal of R (the Householder β's)
+	beta []float64   // d: the diagonal of R (the Householder β's)
+	lv   cpuid.Level // the kernel level of the call in progress
 }
 
 // NewWork returns the workspace for d×d matrices (d ≥ 1).
@@ -62,6 +68,7 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 	if w == nil || w.d != d || len(g) != d*d || (scale != nil && len(scale) != d) {
 		panic(fmt.Sprintf("qr: Orthonormalize(%d values, d = %d, %d scales) with a workspace for d = %d", len(g), d, len(scale), w.d))
 	}
+	w.lv = cpuid.Current()
 	ld, x := w.ld, g
 	if w.x != nil {
 		x = w.x
@@ -89,12 +96,12 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 	for k := 0; k < d; k += nb {
 		np := min(nb, d-k)
 		w.panel(x, k, np)
-		w.pack(x, k, np)
+		w.pack(x, k, np, nb)
 		tn := w.tn[(k/nb)*nb*nb : (k/nb+1)*nb*nb]
-		w.triangle(tn, k, np)
-		// Rows after the panel: x_c ← x_c·(I − V·T·Vᵀ)ᵀ… in the
-		// column view, A_c ← (I − V·Tᵀ·Vᵀ)·A_c.
-		w.apply(x, k, k+nb, tn)
+		w.triangle(tn, w.tau[:np], k, nb)
+		// Rows after the panel: in the column view (row c of x is
+		// column c of A = gᵀ), A_c ← (I − V·Tᵀ·Vᵀ)·A_c.
+		w.apply(x, k, k+nb, w.rows, tn, nb, 0)
 		report(k)
 	}
 
@@ -109,7 +116,7 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 	last := (d - 1) / nb * nb
 	for k := last; k >= 0; k -= nb {
 		np := min(nb, d-k)
-		w.pack(x, k, np)
+		w.pack(x, k, np, nb)
 		for r := k; r < k+np; r++ {
 			clear(x[r*ld+k : (r+1)*ld])
 			x[r*ld+r] = 1
@@ -120,7 +127,10 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 				w.tq[i*nb+j] = tn[j*nb+i]
 			}
 		}
-		w.apply(x, k, k, w.tq)
+		// Rows after the panel's are still zero on its columns.
+		mid := min(k+nb, w.rows)
+		w.apply(x, k, k, mid, w.tq, nb, 0)
+		w.apply(x, k, mid, w.rows, w.tq, nb, nb)
 		report(k)
 	}
 
@@ -141,125 +151,119 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 }
 
 // panel factors the rows [k, k+np) of x on the columns [k, ld) by
-// Householder reflections from the right, one row after the other
-// (LAPACK's dgeqr2 on the transposed panel, with dlarfg's reflector):
-// row r becomes β_r followed by v_r, and τ_r is kept in w.tau.
+// Householder reflections from the right (LAPACK's dgeqr2 on the
+// transposed panel, with dlarfg's reflectors): row r becomes β_r followed
+// by v_r, and τ_r is kept in w.tau. It works in sub-panels of nbi rows:
+// each is factored row by row (level 2), then applied to the panel's
+// later rows as a block reflector (mulAdd).
 func (w *Work) panel(x []float64, k, np int) {
 	ld := w.ld
-	for j := range np {
-		r := k + j
-		v := x[r*ld+r : (r+1)*ld]
-		alpha := v[0]
-		s := dot(v[1:], v[1:])
-		tau, beta := 0.0, alpha
-		if s != 0 {
-			beta = -math.Copysign(math.Sqrt(math.FMA(alpha, alpha, s)), alpha)
-			tau = (beta - alpha) / beta
-			f := 1 / (alpha - beta)
-			for i := 1; i < len(v); i++ {
-				v[i] *= f
+	for i0 := 0; i0 < np; i0 += nbi {
+		ni := min(nbi, np-i0)
+		for j := i0; j < i0+ni; j++ {
+			r := k + j
+			v := x[r*ld+r : (r+1)*ld]
+			alpha := v[0]
+			s := dot(w.lv, v[1:], v[1:])
+			tau, beta := 0.0, alpha
+			if s != 0 {
+				beta = -math.Copysign(math.Sqrt(math.FMA(alpha, alpha, s)), alpha)
+				tau = (beta - alpha) / beta
+				f := 1 / (alpha - beta)
+				for i := 1; i < len(v); i++ {
+					v[i] *= f
+				}
+			}
+			v[0] = beta
+			w.tau[j] = tau
+			if tau == 0 {
+				continue
+			}
+			for i := r + 1; i < k+i0+ni; i++ {
+				y := x[i*ld+r : (i+1)*ld]
+				f := -float64(tau * (y[0] + dot(w.lv, v[1:], y[1:])))
+				y[0] += f
+				axpy(w.lv, f, v[1:], y[1:])
 			}
 		}
-		v[0] = beta
-		w.tau[j] = tau
-		if tau == 0 {
-			continue
-		}
-		for i := r + 1; i < k+np; i++ {
-			y := x[i*ld+r : (i+1)*ld]
-			f := -float64(tau * (y[0] + dot(v[1:], y[1:])))
-			y[0] += f
-			axpy(f, v[1:], y[1:])
+		if i0+ni < np {
+			k0 := k + i0
+			w.pack(x, k0, ni, nbi)
+			tn := w.tq[:nbi*nbi]
+			w.triangle(tn, w.tau[i0:i0+ni], k0, nbi)
+			w.apply(x, k0, k0+nbi, (k+np+3)&^3, tn, nbi, 0)
 		}
 	}
 }
 
-// pack copies the reflectors of the panel [k, k+np) into vr (row j: zeros
-// before column k+j, 1 there, then v_{k+j}) and vp (vr transposed), on
-// the m = ld − k columns [k, ld); rows j ≥ np are zero.
-func (w *Work) pack(x []float64, k, np int) {
+// pack copies the np reflectors of the rows [k, k+np) into vr (nw×m, row
+// j: zeros before column k+j, 1 there, then v_{k+j}) and vp (m×nw, vr
+// transposed), on the m = ld − k columns [k, ld); rows j ≥ np are zero.
+func (w *Work) pack(x []float64, k, np, nw int) {
 	ld := w.ld
 	m := ld - k
-	vr, vp := w.vr[:nb*m], w.vp[:m*nb]
-	clear(vr)
+	vr, vp := w.vr[:nw*m], w.vp[:m*nw]
 	for j := range np {
 		r := k + j
 		row := vr[j*m : (j+1)*m]
+		clear(row[:j])
 		row[j] = 1
 		copy(row[j+1:], x[r*ld+r+1:(r+1)*ld])
 	}
-	for c := range m {
-		for j := range nb {
-			vp[c*nb+j] = vr[j*m+c]
+	clear(vr[np*m:])
+	// m is a multiple of 8: transpose in strips of 8 columns.
+	for c0 := 0; c0 < m; c0 += 8 {
+		strip := vp[c0*nw : (c0+8)*nw]
+		for j := range nw {
+			src := vr[j*m+c0 : j*m+c0+8]
+			for t, v := range src {
+				strip[t*nw+j] = v
+			}
 		}
 	}
 }
 
-// triangle writes −T into tn, where I − V·T·Vᵀ = H_k⋯H_{k+np−1} is the
-// block reflector of the packed panel (LAPACK's dlarft, forward and
-// columnwise, from the Gram matrix VᵀV): T is upper triangular with
-// T[j][j] = τ_j and T[0:j][j] = −τ_j·T[0:j][0:j]·(VᵀV)[0:j][j].
-func (w *Work) triangle(tn []float64, k, np int) {
+// triangle writes −T (nw×nw) into tn, where I − V·T·Vᵀ = H_k⋯H_{k+np−1}
+// is the block reflector of the packed reflectors whose τ's are tau
+// (LAPACK's dlarft, forward and columnwise, from the Gram matrix VᵀV): T
+// is upper triangular with T[j][j] = τ_j and
+// T[0:j][j] = −τ_j·T[0:j][0:j]·(VᵀV)[0:j][j].
+func (w *Work) triangle(tn, tau []float64, k, nw int) {
 	m := w.ld - k
-	g, tau := w.gram, &w.tau
-	clear(g)
-	mulAdd(g, nb, w.vr, m, w.vp, nb, nb, nb, m)
+	g := w.gram[:nw*nw]
+	mulSet(w.lv, g, nw, w.vr, m, w.vp, nw, nw, nw, m)
 	clear(tn)
 	var z [nb]float64
-	for j := range np {
-		tn[j*nb+j] = -tau[j]
+	for j := range tau {
+		tn[j*nw+j] = -tau[j]
 		for i := range j {
-			z[i] = -float64(tau[j] * g[i*nb+j])
+			z[i] = -float64(tau[j] * g[i*nw+j])
 		}
 		// −T[i][j] = Σ_{l=i}^{j−1} (−T[i][l])·z_l.
 		for i := range j {
 			s := 0.0
 			for l := i; l < j; l++ {
-				s = math.FMA(tn[i*nb+l], z[l], s)
+				s = math.FMA(tn[i*nw+l], z[l], s)
 			}
-			tn[i*nb+j] = s
+			tn[i*nw+j] = s
 		}
 	}
 }
 
-// apply multiplies the rows [r0, rows) of x, on the columns [k, ld), by
-// the packed block reflector from the right: x_c ← x_c − (x_c·V)·T'·Vᵀ,
-// with tn = −T' (−T for the factorization, −Tᵀ to form Q), four rows at a
-// time so that each row is read from memory once.
-func (w *Work) apply(x []float64, k, r0 int, tn []float64) {
+// apply multiplies the rows [r0, r1) of x, on the columns [k, ld), by the
+// packed block reflector of nw rows from the right:
+// x_c ← x_c − (x_c·V)·T'·Vᵀ, with tn = −T' (−T for the factorization,
+// −Tᵀ to form Q), four rows at a time so that each row is read from
+// memory once. The rows must be zero on the columns [k, k+skip), which
+// x_c·V then skips.
+func (w *Work) apply(x []float64, k, r0, r1 int, tn []float64, nw, skip int) {
 	ld := w.ld
 	m := ld - k
-	for c := r0; c < w.rows; c += 4 {
+	wc, uc := w.w[:4*nw], w.u[:4*nw]
+	for c := r0; c < r1; c += 4 {
 		xc := x[c*ld+k:]
-		clear(w.w)
-		mulAdd(w.w, nb, xc, ld, w.vp, nb, 4, nb, m)
-		clear(w.u)
-		mulAdd(w.u, nb, w.w, nb, tn, nb, 4, nb, nb)
-		mulAdd(xc, ld, w.u, nb, w.vr, m, 4, m, nb)
-	}
-}
-
-// dot returns ⟨a, b⟩ summed with four FMA chains in a fixed order.
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	n := len(a) &^ 3
-	for i := 0; i < n; i += 4 {
-		s0 = math.FMA(a[i], b[i], s0)
-		s1 = math.FMA(a[i+1], b[i+1], s1)
-		s2 = math.FMA(a[i+2], b[i+2], s2)
-		s3 = math.FMA(a[i+3], b[i+3], s3)
-	}
-	for i := n; i < len(a); i++ {
-		s0 = math.FMA(a[i], b[i], s0)
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// axpy sets y[i] = fma(f, x[i], y[i]).
-func axpy(f float64, x, y []float64) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] = math.FMA(f, v, y[i])
+		mulSet(w.lv, wc, nw, xc[skip:], ld, w.vp[skip*nw:], nw, 4, nw, m-skip)
+		mulSet(w.lv, uc, nw, wc, nw, tn, nw, 4, nw, nw)
+		mulAdd(w.lv, xc, ld, uc, nw, w.vr, m, 4, m, nw)
 	}
 }

@@ -14,12 +14,15 @@ func mgs(g []float64, d int) {
 	norms := make([]float64, d)
 	for i := range d {
 		v := g[i*d : (i+1)*d]
-		norms[i] = math.Sqrt(dot(v, v))
+		norms[i] = math.Sqrt(dotFMA(v, v))
 		for j := range i {
 			q := g[j*d : (j+1)*d]
-			axpy(-dot(v, q), q, v)
+			r := -dotFMA(v, q)
+			for t := range v {
+				v[t] = math.FMA(r, q[t], v[t])
+			}
 		}
-		n := math.Sqrt(dot(v, v))
+		n := math.Sqrt(dotFMA(v, v))
 		for t := range v {
 			v[t] /= n
 		}
@@ -31,6 +34,22 @@ func mgs(g []float64, d int) {
 	}
 }
 
+// dotFMA is features.dotFMA: four FMA chains.
+func dotFMA(a, b []float64) float64 {
+	var s0, s1, s2, s3 float64
+	n := len(a) &^ 3
+	for i := 0; i < n; i += 4 {
+		s0 = math.FMA(a[i], b[i], s0)
+		s1 = math.FMA(a[i+1], b[i+1], s1)
+		s2 = math.FMA(a[i+2], b[i+2], s2)
+		s3 = math.FMA(a[i+3], b[i+3], s3)
+	}
+	for i := n; i < len(a); i++ {
+		s0 = math.FMA(a[i], b[i], s0)
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
 func gaussian(seed uint64, d int) []float64 {
 	g := make([]float64, d*d)
 	rng.New(seed, rng.StreamOrthoBlock).Normals(g)
@@ -40,7 +59,7 @@ func gaussian(seed uint64, d int) []float64 {
 func rowNorms(g []float64, d int) []float64 {
 	n := make([]float64, d)
 	for i := range d {
-		n[i] = math.Sqrt(dot(g[i*d:(i+1)*d], g[i*d:(i+1)*d]))
+		n[i] = math.Sqrt(dotFMA(g[i*d:(i+1)*d], g[i*d:(i+1)*d]))
 	}
 	return n
 }
@@ -65,7 +84,7 @@ func TestOrthonormalize(t *testing.T) {
 			}
 			for i := range d {
 				for j := range d {
-					s := dot(g[i*d:(i+1)*d], g[j*d:(j+1)*d]) / (norms[i] * norms[j])
+					s := dotFMA(g[i*d:(i+1)*d], g[j*d:(j+1)*d]) / (norms[i] * norms[j])
 					if i == j {
 						s--
 					}

@@ -3,16 +3,22 @@
 //
 //	go run ./_gen
 //
-// Both kernels compute, for four rows i of C and n columns j (n a
+// The mul kernels compute, for four rows i of C and n columns j (n a
 // multiple of 8),
 //
-//	C[i][j] = fma(A[i][k−1], B[k−1][j], … fma(A[i][1], B[1][j], fma(A[i][0], B[0][j], C[i][j]))),
+//	C[i][j] = fma(A[i][k−1], B[k−1][j], … fma(A[i][1], B[1][j], fma(A[i][0], B[0][j], C₀[i][j]))),
 //
-// one FMA chain per element in the order of p, with A[i][p] broadcast and
-// B[p][j..] loaded as vectors: the AVX-512 kernel in tiles of 4×32 (16 zmm
-// accumulators) and then 4×8, the AVX2 kernel in tiles of 4×8 (8 ymm
-// accumulators). Vectorizing across j only, never across p, is what makes
-// every level compute the same bits as the portable Go code.
+// with C₀ = C, or 0 if the argument zero is not 0: one FMA chain per
+// element in the order of p, with A[i][p] broadcast and B[p][j..] loaded
+// as vectors: the AVX-512 kernel in tiles of 4×32 (16 zmm accumulators)
+// and then 4×8, the AVX2 kernel in tiles of 4×8 (8 ymm accumulators).
+//
+// The dot kernels add a[i]·b[i] to chain i mod 32 of acc (n a multiple of
+// 32): four zmm or eight ymm accumulators. The axpy kernels set
+// y[i] = fma(f, x[i], y[i]) (n a multiple of 32).
+//
+// Vectorizing across independent chains only, never along one, is what
+// makes every level compute the same bits as the portable Go code.
 package main
 
 import (
@@ -33,8 +39,8 @@ func emit(format string, args ...any) { fmt.Fprintf(&out, format+"\n", args...) 
 // R15 (3·lda bytes), DX (B), R10 (ldb bytes), R12 (n), R13 (A + k·8, the
 // end of the walk along row 0 of A).
 func header(name string) {
-	emit("// func %s(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k int)", name)
-	emit("TEXT ·%s(SB), NOSPLIT, $0-64", name)
+	emit("// func %s(c *float64, ldc int, a *float64, lda int, b *float64, ldb int, n, k, zero int)", name)
+	emit("TEXT ·%s(SB), NOSPLIT, $0-72", name)
 	emit("\tMOVQ c+0(FP), DI\n\tMOVQ ldc+8(FP), R8\n\tSHLQ $3, R8\n\tLEAQ (R8)(R8*2), R14")
 	emit("\tMOVQ a+16(FP), SI\n\tMOVQ lda+24(FP), R9\n\tSHLQ $3, R9\n\tLEAQ (R9)(R9*2), R15")
 	emit("\tMOVQ b+32(FP), DX\n\tMOVQ ldb+40(FP), R10\n\tSHLQ $3, R10")
@@ -57,7 +63,7 @@ func row(disp int, base, stride, stride3 string, i int) string {
 }
 
 // tile writes one tile loop of nv vectors of w bytes (reg prefix r) per
-// row: load C, walk p from 0 to k−1, store C. Accumulators are
+// row: load C (or zero the accumulators), walk p from 0 to k−1, store C. Accumulators are
 // r(i·nv + j); B vectors r(16 + j) for zmm, r(8 + j) for ymm; broadcasts
 // r(20 + i) for zmm, r(12 + i) for ymm.
 func tile(label, r string, w, nv int) {
@@ -66,11 +72,19 @@ func tile(label, r string, w, nv int) {
 	if r == "Y" {
 		bv, bc = 8, 12
 	}
+	emit("\tCMPQ zero+64(FP), $0\n\tJNE %s_zero", label)
 	for i := range 4 {
 		for j := range nv {
 			emit("\tVMOVUPD %s, %s", row(j*w, "CX", "R8", "R14", i), acc(i, j))
 		}
 	}
+	emit("\tJMP %s_start\n%s_zero:", label, label)
+	for i := range 4 {
+		for j := range nv {
+			emit("\tVXORPD %s, %s, %s", acc(i, j), acc(i, j), acc(i, j))
+		}
+	}
+	emit("%s_start:", label)
 	emit("\tMOVQ SI, AX\n\tMOVQ BX, R11")
 	emit("%s:", label)
 	for j := range nv {
@@ -110,10 +124,67 @@ func gen256() {
 	emit("done:\n\tVZEROUPPER\n\tRET\n")
 }
 
+// genDot writes dot512 and dot256:
+//
+//	func name(a, b *float64, n int, acc *[32]float64)
+func genDot() {
+	for _, v := range []struct {
+		name, r string
+		w, nacc int
+	}{{"dot512", "Z", 64, 4}, {"dot256", "Y", 32, 8}} {
+		emit("// func %s(a, b *float64, n int, acc *[32]float64)", v.name)
+		emit("TEXT ·%s(SB), NOSPLIT, $0-32", v.name)
+		emit("\tMOVQ a+0(FP), SI\n\tMOVQ b+8(FP), DI\n\tMOVQ n+16(FP), CX\n\tMOVQ acc+24(FP), DX\n\tLEAQ (SI)(CX*8), CX")
+		for j := range v.nacc {
+			emit("\tVMOVUPD %d(DX), %s%d", j*v.w, v.r, j)
+		}
+		emit("%s_loop:", v.name)
+		for j := range v.nacc {
+			emit("\tVMOVUPD %d(SI), %s%d", j*v.w, v.r, 8+j)
+		}
+		for j := range v.nacc {
+			emit("\tVFMADD231PD %d(DI), %s%d, %s%d", j*v.w, v.r, 8+j, v.r, j)
+		}
+		emit("\tADDQ $256, SI\n\tADDQ $256, DI\n\tCMPQ SI, CX\n\tJNE %s_loop", v.name)
+		for j := range v.nacc {
+			emit("\tVMOVUPD %s%d, %d(DX)", v.r, j, j*v.w)
+		}
+		emit("\tVZEROUPPER\n\tRET\n")
+	}
+}
+
+// genAxpy writes axpy512 and axpy256:
+//
+//	func name(f float64, x, y *float64, n int)
+func genAxpy() {
+	for _, v := range []struct {
+		name, r string
+		w, nv   int
+	}{{"axpy512", "Z", 64, 4}, {"axpy256", "Y", 32, 8}} {
+		emit("// func %s(f float64, x, y *float64, n int)", v.name)
+		emit("TEXT ·%s(SB), NOSPLIT, $0-32", v.name)
+		emit("\tVBROADCASTSD f+0(FP), %s15\n\tMOVQ x+8(FP), SI\n\tMOVQ y+16(FP), DI\n\tMOVQ n+24(FP), CX\n\tLEAQ (SI)(CX*8), CX", v.r)
+		emit("%s_loop:", v.name)
+		for j := range v.nv {
+			emit("\tVMOVUPD %d(DI), %s%d", j*v.w, v.r, j)
+		}
+		for j := range v.nv {
+			emit("\tVFMADD231PD %d(SI), %s15, %s%d", j*v.w, v.r, v.r, j)
+		}
+		for j := range v.nv {
+			emit("\tVMOVUPD %s%d, %d(DI)", v.r, j, j*v.w)
+		}
+		emit("\tADDQ $256, SI\n\tADDQ $256, DI\n\tCMPQ SI, CX\n\tJNE %s_loop", v.name)
+		emit("\tVZEROUPPER\n\tRET\n")
+	}
+}
+
 func main() {
 	emit("// Code generated by go run ./_gen; DO NOT EDIT.\n\n//go:build !purego\n\n#include \"textflag.h\"\n")
 	gen512()
 	gen256()
+	genDot()
+	genAxpy()
 	if err := os.WriteFile("mul_amd64.s", []byte(out.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
