@@ -150,6 +150,20 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 	}
 }
 
+// RowNorms writes the Euclidean norms of the rows of the d×d row-major
+// matrix g into dst (length d), each the square root of a dot (32 FMA
+// chains in a fixed order): the same bits at every kernel level.
+func RowNorms(dst, g []float64, d int) {
+	if len(dst) != d || len(g) != d*d {
+		panic(fmt.Sprintf("qr: RowNorms(%d norms, %d values, d = %d)", len(dst), len(g), d))
+	}
+	lv := cpuid.Current()
+	for i := range d {
+		v := g[i*d : (i+1)*d]
+		dst[i] = math.Sqrt(dot(lv, v, v))
+	}
+}
+
 // panel factors the rows [k, k+np) of x on the columns [k, ld) by
 // Householder reflections from the right (LAPACK's dgeqr2 on the
 // transposed panel, with dlarfg's reflectors): row r becomes β_r followed
