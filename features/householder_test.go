@@ -205,3 +205,41 @@ func BenchmarkOrthoQR(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOrthogonalProjectionQR times a whole Y×D orthogonal projection by
+// the Householder QR, generated as materialize does (whole blocks split
+// over GOMAXPROCS goroutines, one workspace each): Y = 10⁵, D = 1000,
+// 100 blocks. "gaussians" times the same loop drawing only the Gaussians.
+func BenchmarkOrthogonalProjectionQR(b *testing.B) {
+	const y, d = 100000, 1000
+	out := make([]float64, y*d)
+	run := func(qrToo bool) {
+		parallelRange((y+d-1)/d, func(lo, hi int) {
+			var s rng.Stream
+			g, norms := make([]float64, d*d), make([]float64, d)
+			w := qr.NewWork(d)
+			for k := lo; k < hi; k++ {
+				s.Reset(1, rng.StreamOrthoBlock|uint64(k))
+				if qrToo {
+					orthoBlockQR(g, norms, d, &s, w, nil)
+				} else {
+					s.Normals(g)
+				}
+				r0, r1 := k*d, min(y, (k+1)*d)
+				copy(out[r0*d:r1*d], g[:(r1-r0)*d])
+			}
+		})
+	}
+	b.Run("householder", func(b *testing.B) {
+		for b.Loop() {
+			run(true)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/projection")
+	})
+	b.Run("gaussians", func(b *testing.B) {
+		for b.Loop() {
+			run(false)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/projection")
+	})
+}

@@ -143,3 +143,45 @@ func axpy(lv cpuid.Level, f float64, x, y []float64) {
 		y[i] = math.FMA(f, v, y[i])
 	}
 }
+
+// scal sets y[i] = s·x[i] (y at least as long as x; y may be x).
+func scal(lv cpuid.Level, s float64, x, y []float64) {
+	y = y[:len(x)]
+	n := len(x) &^ 31
+	if n > 0 && hasAsm && lv >= cpuid.AVX2 {
+		if lv >= cpuid.AVX512 {
+			scal512(s, &x[0], &y[0], n)
+		} else {
+			scal256(s, &x[0], &y[0], n)
+		}
+		x, y = x[n:], y[n:]
+	}
+	for i, v := range x {
+		y[i] = s * v
+	}
+}
+
+// transpose sets B[c][i] = A[i][c] for the r×c matrix A at a (stride
+// lda) and B at b (stride ldb); r and c must be multiples of 8.
+func transpose(lv cpuid.Level, a []float64, lda int, b []float64, ldb int, r, c int) {
+	if r%8 != 0 || c%8 != 0 || (r > 0 && c > 0 && (len(a) < (r-1)*lda+c || len(b) < (c-1)*ldb+r)) {
+		panic(fmt.Sprintf("qr: transpose %d×%d with A of %d (ld %d), B of %d (ld %d)", r, c, len(a), lda, len(b), ldb))
+	}
+	if r == 0 || c == 0 {
+		return
+	}
+	if hasAsm && lv >= cpuid.AVX512 {
+		for i := 0; i < r; i += 8 {
+			transpose512(&a[i*lda], lda, &b[i], ldb, c/8)
+		}
+		return
+	}
+	for c0 := 0; c0 < c; c0 += 8 {
+		for i := range r {
+			src := a[i*lda+c0 : i*lda+c0+8]
+			for t, v := range src {
+				b[(c0+t)*ldb+i] = v
+			}
+		}
+	}
+}

@@ -23,3 +23,12 @@ func axpy512(f float64, x, y *float64, n int)
 
 //go:noescape
 func axpy256(f float64, x, y *float64, n int)
+
+//go:noescape
+func scal512(s float64, x, y *float64, n int)
+
+//go:noescape
+func scal256(s float64, x, y *float64, n int)
+
+//go:noescape
+func transpose512(a *float64, lda int, b *float64, ldb int, nblocks int)

@@ -19,3 +19,11 @@ func dot256(a, b *float64, n int, acc *[32]float64) { panic("qr: no assembly ker
 func axpy512(f float64, x, y *float64, n int) { panic("qr: no assembly kernels in this build") }
 
 func axpy256(f float64, x, y *float64, n int) { panic("qr: no assembly kernels in this build") }
+
+func scal512(s float64, x, y *float64, n int) { panic("qr: no assembly kernels in this build") }
+
+func scal256(s float64, x, y *float64, n int) { panic("qr: no assembly kernels in this build") }
+
+func transpose512(a *float64, lda int, b *float64, ldb int, nblocks int) {
+	panic("qr: no assembly kernels in this build")
+}

@@ -103,6 +103,39 @@ func TestDotAxpyLevels(t *testing.T) {
 	}
 }
 
+// TestScalTransposeLevels checks scal and transpose at every level.
+func TestScalTransposeLevels(t *testing.T) {
+	for _, n := range []int{0, 5, 32, 77, 1000} {
+		x := normals(7, n)
+		want := make([]float64, n)
+		for i, v := range x {
+			want[i] = 1.7 * v
+		}
+		simdtest.ForLevels(t, func(t *testing.T) {
+			y := make([]float64, n)
+			scal(cpuid.Current(), 1.7, x, y)
+			sameBits(t, fmt.Sprintf("scal n=%d", n), y, want)
+			y = append(y[:0], x...)
+			scal(cpuid.Current(), 1.7, y, y)
+			sameBits(t, fmt.Sprintf("scal in place n=%d", n), y, want)
+		})
+	}
+	for _, sh := range []struct{ r, c, lda, ldb int }{{8, 8, 8, 8}, {8, 24, 30, 9}, {32, 1000, 1000, 32}, {16, 40, 41, 19}} {
+		a := normals(8, sh.r*sh.lda)
+		simdtest.ForLevels(t, func(t *testing.T) {
+			b := normals(9, sh.c*sh.ldb)
+			want := append([]float64(nil), b...)
+			for i := range sh.r {
+				for c := range sh.c {
+					want[c*sh.ldb+i] = a[i*sh.lda+c]
+				}
+			}
+			transpose(cpuid.Current(), a, sh.lda, b, sh.ldb, sh.r, sh.c)
+			sameBits(t, fmt.Sprintf("transpose %v", sh), b, want)
+		})
+	}
+}
+
 // BenchmarkMulAdd times the kernel on the two shapes of the block
 // reflector's application at D = 1000: W = X·Vp (4×32, k = 1000) and
 // X += U·Vr (4×1000, k = 32), on 64 rows.

@@ -129,7 +129,7 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 		}
 		// Rows after the panel's are still zero on its columns.
 		mid := min(k+nb, w.rows)
-		w.apply(x, k, k, mid, w.tq, nb, 0)
+		w.applyIdentity(x, k, np, mid, w.tq)
 		w.apply(x, k, mid, w.rows, w.tq, nb, nb)
 		report(k)
 	}
@@ -143,10 +143,7 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 		if w.beta[r] < 0 {
 			s = -s
 		}
-		src, dst := x[r*ld:r*ld+d], g[r*d:(r+1)*d]
-		for t, v := range src {
-			dst[t] = v * s
-		}
+		scal(w.lv, s, x[r*ld:r*ld+d], g[r*d:(r+1)*d])
 	}
 }
 
@@ -183,10 +180,7 @@ func (w *Work) panel(x []float64, k, np int) {
 			if s != 0 {
 				beta = -math.Copysign(math.Sqrt(math.FMA(alpha, alpha, s)), alpha)
 				tau = (beta - alpha) / beta
-				f := 1 / (alpha - beta)
-				for i := 1; i < len(v); i++ {
-					v[i] *= f
-				}
+				scal(w.lv, 1/(alpha-beta), v[1:], v[1:])
 			}
 			v[0] = beta
 			w.tau[j] = tau
@@ -225,16 +219,7 @@ func (w *Work) pack(x []float64, k, np, nw int) {
 		copy(row[j+1:], x[r*ld+r+1:(r+1)*ld])
 	}
 	clear(vr[np*m:])
-	// m is a multiple of 8: transpose in strips of 8 columns.
-	for c0 := 0; c0 < m; c0 += 8 {
-		strip := vp[c0*nw : (c0+8)*nw]
-		for j := range nw {
-			src := vr[j*m+c0 : j*m+c0+8]
-			for t, v := range src {
-				strip[t*nw+j] = v
-			}
-		}
-	}
+	transpose(w.lv, vr, m, vp, nw, nw, m)
 }
 
 // triangle writes −T (nw×nw) into tn, where I − V·T·Vᵀ = H_k⋯H_{k+np−1}
@@ -279,5 +264,27 @@ func (w *Work) apply(x []float64, k, r0, r1 int, tn []float64, nw, skip int) {
 		mulSet(w.lv, wc, nw, xc[skip:], ld, w.vp[skip*nw:], nw, 4, nw, m-skip)
 		mulSet(w.lv, uc, nw, wc, nw, tn, nw, 4, nw, nw)
 		mulAdd(w.lv, xc, ld, uc, nw, w.vr, m, 4, m, nw)
+	}
+}
+
+// applyIdentity is apply (with nw = nb) on the rows [k, r1) when they are
+// rows of the identity on the columns [k, ld) (rows [k, k+np)) or zero
+// (the padding rows after them): then x_c·V is row c − k of V (or zero),
+// which it copies instead of multiplying.
+func (w *Work) applyIdentity(x []float64, k, np, r1 int, tn []float64) {
+	ld := w.ld
+	m := ld - k
+	wc, uc := w.w, w.u
+	for c := k; c < r1; c += 4 {
+		for i := range 4 {
+			if r := c + i - k; r < np {
+				copy(wc[i*nb:(i+1)*nb], w.vp[r*nb:(r+1)*nb])
+			} else {
+				clear(wc[i*nb : (i+1)*nb])
+			}
+		}
+		xc := x[c*ld+k:]
+		mulSet(w.lv, uc, nb, wc, nb, tn, nb, 4, nb, nb)
+		mulAdd(w.lv, xc, ld, uc, nb, w.vr, m, 4, m, nb)
 	}
 }
