@@ -72,16 +72,25 @@ func mul(lv cpuid.Level, set bool, c []float64, ldc int, a []float64, lda int, b
 	}
 }
 
-// mulAddGo is the portable mulAdd.
+// mulAddGo is the portable mulAdd (m a multiple of 4, n of 8): tiles of
+// 2×4 results held in variables, each still one chain in the order of p.
 func mulAddGo(c []float64, ldc int, a []float64, lda int, b []float64, ldb int, m, n, k int) {
-	for i := range m {
-		ci := c[i*ldc : i*ldc+n]
-		ai := a[i*lda : i*lda+k]
-		for p, av := range ai {
-			bp := b[p*ldb : p*ldb+n]
-			for j, bv := range bp {
-				ci[j] = math.FMA(av, bv, ci[j])
+	for i := 0; i < m; i += 2 {
+		a0, a1 := a[i*lda:i*lda+k], a[(i+1)*lda:(i+1)*lda+k]
+		for j := 0; j < n; j += 4 {
+			c0 := (*[4]float64)(c[i*ldc+j:])
+			c1 := (*[4]float64)(c[(i+1)*ldc+j:])
+			s00, s01, s02, s03 := c0[0], c0[1], c0[2], c0[3]
+			s10, s11, s12, s13 := c1[0], c1[1], c1[2], c1[3]
+			for p := range k {
+				bp := (*[4]float64)(b[p*ldb+j:])
+				b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
+				x, y := a0[p], a1[p]
+				s00, s01, s02, s03 = math.FMA(x, b0, s00), math.FMA(x, b1, s01), math.FMA(x, b2, s02), math.FMA(x, b3, s03)
+				s10, s11, s12, s13 = math.FMA(y, b0, s10), math.FMA(y, b1, s11), math.FMA(y, b2, s12), math.FMA(y, b3, s13)
 			}
+			*c0 = [4]float64{s00, s01, s02, s03}
+			*c1 = [4]float64{s10, s11, s12, s13}
 		}
 	}
 }

@@ -101,7 +101,7 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 		w.triangle(tn, w.tau[:np], k, nb)
 		// Rows after the panel: in the column view (row c of x is
 		// column c of A = gᵀ), A_c ← (I − V·Tᵀ·Vᵀ)·A_c.
-		w.apply(x, k, k+nb, w.rows, tn, nb, 0)
+		w.apply(x, k, k+nb, w.rows, tn, nb, 0, nb)
 		report(k)
 	}
 
@@ -130,7 +130,7 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 		// Rows after the panel's are still zero on its columns.
 		mid := min(k+nb, w.rows)
 		w.applyIdentity(x, k, np, mid, w.tq)
-		w.apply(x, k, mid, w.rows, w.tq, nb, nb)
+		w.apply(x, k, mid, w.rows, w.tq, nb, nb, 0)
 		report(k)
 	}
 
@@ -199,7 +199,7 @@ func (w *Work) panel(x []float64, k, np int) {
 			w.pack(x, k0, ni, nbi)
 			tn := w.tq[:nbi*nbi]
 			w.triangle(tn, w.tau[i0:i0+ni], k0, nbi)
-			w.apply(x, k0, k0+nbi, (k+np+3)&^3, tn, nbi, 0)
+			w.apply(x, k0, k0+nbi, (k+np+3)&^3, tn, nbi, 0, nbi)
 		}
 	}
 }
@@ -253,17 +253,18 @@ func (w *Work) triangle(tn, tau []float64, k, nw int) {
 // packed block reflector of nw rows from the right:
 // x_c ← x_c − (x_c·V)·T'·Vᵀ, with tn = −T' (−T for the factorization,
 // −Tᵀ to form Q), four rows at a time so that each row is read from
-// memory once. The rows must be zero on the columns [k, k+skip), which
-// x_c·V then skips.
-func (w *Work) apply(x []float64, k, r0, r1 int, tn []float64, nw, skip int) {
+// memory once. x_c·V skips the columns [k, k+in), where the rows must be
+// zero; the update skips the columns [k, k+out), whose values are not
+// needed (the parts of L that the factorization leaves behind).
+func (w *Work) apply(x []float64, k, r0, r1 int, tn []float64, nw, in, out int) {
 	ld := w.ld
 	m := ld - k
 	wc, uc := w.w[:4*nw], w.u[:4*nw]
 	for c := r0; c < r1; c += 4 {
 		xc := x[c*ld+k:]
-		mulSet(w.lv, wc, nw, xc[skip:], ld, w.vp[skip*nw:], nw, 4, nw, m-skip)
+		mulSet(w.lv, wc, nw, xc[in:], ld, w.vp[in*nw:], nw, 4, nw, m-in)
 		mulSet(w.lv, uc, nw, wc, nw, tn, nw, 4, nw, nw)
-		mulAdd(w.lv, xc, ld, uc, nw, w.vr, m, 4, m, nw)
+		mulAdd(w.lv, xc[out:], ld, uc, nw, w.vr[out:], m, 4, m-out, nw)
 	}
 }
 
