@@ -51,7 +51,7 @@ func orthoBlockQR(g, norms []float64, d int, s *rng.Stream, w *qr.Work, part fun
 // matrix g by ‖g_i‖·q_i, q_0, …, q_{d−1} the Gram–Schmidt
 // orthonormalization of g_0, …, g_{d−1}: orthoBlock's matrix, to rounding,
 // by a blocked Householder QR. norms (length d) receives the ‖g_i‖; w is
-// the workspace, qr.NewWork(d) (about 2·32·D values, plus a padded copy of
+// the workspace, qr.NewWork(d) (about 3·32·D values, plus a padded copy of
 // g when d is not a multiple of 8), so that a call allocates nothing. part,
 // if not nil, receives the fraction done, as orthoBlock's: during the QR
 // for blocks of 256 rows or more, and 1 at the end.

@@ -65,7 +65,10 @@ func NewWork(d int) *Work {
 // package documentation). progress, if not nil, is called with the
 // fraction of the work done after each panel (ending with 1).
 func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(frac float64)) {
-	if w == nil || w.d != d || len(g) != d*d || (scale != nil && len(scale) != d) {
+	if w == nil {
+		panic("qr: Orthonormalize without a workspace")
+	}
+	if w.d != d || len(g) != d*d || (scale != nil && len(scale) != d) {
 		panic(fmt.Sprintf("qr: Orthonormalize(%d values, d = %d, %d scales) with a workspace for d = %d", len(g), d, len(scale), w.d))
 	}
 	w.lv = cpuid.Current()
@@ -91,8 +94,9 @@ func Orthonormalize(g []float64, d int, scale []float64, w *Work, progress func(
 		}
 	}
 
-	// The LQ factorization: x = L·H_{d−1}⋯H_0. Row r of x keeps v_r
-	// (without its leading 1) after its diagonal and β_r on it.
+	// The LQ factorization g = L·H_{d−1}⋯H_0 (in the column view,
+	// A = gᵀ = H_0⋯H_{d−1}·R with R = Lᵀ). Row r of x keeps v_r (without
+	// its leading 1) after its diagonal and β_r = R[r][r] on it.
 	for k := 0; k < d; k += nb {
 		np := min(nb, d-k)
 		w.panel(x, k, np)
