@@ -118,3 +118,27 @@ func BenchmarkOrthonormalize(b *testing.B) {
 		})
 	}
 }
+
+// TestOrthonormalizeScale checks that the scales only multiply the rows:
+// without them the rows are the unit q_i, and with them exactly
+// q_i·scale[i].
+func TestOrthonormalizeScale(t *testing.T) {
+	for _, d := range []int{5, 40, 129} {
+		g := gaussian(3, d)
+		norms := rowNorms(g, d)
+		unit := append([]float64(nil), g...)
+		w := NewWork(d)
+		Orthonormalize(unit, d, nil, w, nil)
+		Orthonormalize(g, d, norms, w, nil)
+		for i := range d {
+			for j := range d {
+				if want := unit[i*d+j] * norms[i]; math.Float64bits(g[i*d+j]) != math.Float64bits(want) {
+					t.Fatalf("d=%d: row %d column %d is %v, want q·norm = %v", d, i, j, g[i*d+j], want)
+				}
+			}
+			if n := math.Sqrt(dotFMA(unit[i*d:(i+1)*d], unit[i*d:(i+1)*d])); math.Abs(n-1) > 1e-14 {
+				t.Fatalf("d=%d: unit row %d has norm %v", d, i, n)
+			}
+		}
+	}
+}
