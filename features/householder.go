@@ -8,7 +8,7 @@ import (
 // Orthogonal blocks by a blocked Householder QR (issue 14).
 //
 // orthoBlock orthonormalizes a D×D Gaussian block by modified Gram–Schmidt
-// in scalar Go: 2·D³ flops at a few GFLOP/s, about 0.5 s per block at
+// in scalar Go: 2·D³ flops at a few GFLOP/s, about 0.6 s per block at
 // D = 1000. orthoFromGaussian computes the same matrix (row i is ‖g_i‖·q_i,
 // q the Gram–Schmidt orthonormalization of the Gaussian rows g in order,
 // that is the Q factor of gᵀ = Q·R with R's diagonal positive) by a
@@ -32,12 +32,12 @@ import (
 // their rows, and switching them to it needs a new format version.
 //
 // Measured on the 2-core AMD EPYC (Zen 5) development machine, shared
-// with other jobs (minimum of repeated runs):
+// with other jobs (minimum of repeated runs; see docs/projections):
 //
-//	go test ./features -run '^$' -bench OrthoQR -count 5
+//	go test ./features -run '^$' -bench 'OrthoQR$' -count 5 -cpu 1
 //
-// at D = 1000: about 55 ms per block for the QR (AVX-512), against
-// about 500 ms for orthoBlock's Gram–Schmidt.
+// at D = 1000: 51 ms per block for the QR (AVX-512, Gaussians excluded),
+// against 595 ms for orthoBlock (Gaussians included, ~19 ms of it).
 
 // orthoBlockQR is orthoBlock by orthoFromGaussian: it fills g (d×d) with
 // the Gaussians of the block's stream s and orthonormalizes them. w is

@@ -209,7 +209,8 @@ func BenchmarkOrthoQR(b *testing.B) {
 // BenchmarkOrthogonalProjectionQR times a whole Y×D orthogonal projection by
 // the Householder QR, generated as materialize does (whole blocks split
 // over GOMAXPROCS goroutines, one workspace each): Y = 10⁵, D = 1000,
-// 100 blocks. "gaussians" times the same loop drawing only the Gaussians.
+// 100 blocks. "gaussians" times the same loop drawing only the Gaussians,
+// "gramschmidt" NewOrthogonal (orthoBlock's modified Gram–Schmidt).
 func BenchmarkOrthogonalProjectionQR(b *testing.B) {
 	const y, d = 100000, 1000
 	out := make([]float64, y*d)
@@ -239,6 +240,12 @@ func BenchmarkOrthogonalProjectionQR(b *testing.B) {
 	b.Run("gaussians", func(b *testing.B) {
 		for b.Loop() {
 			run(false)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/projection")
+	})
+	b.Run("gramschmidt", func(b *testing.B) {
+		for b.Loop() {
+			NewOrthogonal(1, y, d)
 		}
 		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/projection")
 	})
