@@ -27,11 +27,12 @@ var floors = map[string][]string{
 	"internal/arch":       nil,
 	"internal/vmath":      {"internal/cpuid"},
 	"internal/fwht":       {"internal/cpuid"},
+	"internal/qr":         {"internal/cpuid"},
 	"internal/kern":       {"internal/cpuid", "internal/par"},
 	"internal/simdtest":   {"internal/cpuid"}, // imported by tests only
 	"internal/fuzzbudget": nil,                // imported by tests only
 	// Floor 1: the mathematics and the data.
-	"features": {"internal/rng", "internal/fwht"},
+	"features": {"internal/rng", "internal/fwht", "internal/qr"},
 	"metrics":  nil,
 	"synth":    {"internal/rng"},
 	"npy":      {"internal/atomicfile"},
