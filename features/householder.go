@@ -39,11 +39,12 @@ import (
 // at D = 1000: 51 ms per block for the QR (AVX-512, Gaussians excluded),
 // against 595 ms for orthoBlock (Gaussians included, ~19 ms of it).
 
-// orthoBlockQR is orthoBlock by orthoFromGaussian: it fills g (d×d) with
-// the Gaussians of the block's stream s and orthonormalizes them. w is
-// qr.NewWork(d), reused from block to block.
-func orthoBlockQR(g, norms []float64, d int, s *rng.Stream, w *qr.Work, part func(frac float64)) {
-	s.Normals(g)
+// orthoBlockQR writes block k of seed's orthogonal projection of generator
+// version 2 into g (d×d): the Gaussians of the block's stream
+// (rng.NormalsV2, stream StreamOrthoBlock|k), orthonormalized by
+// orthoFromGaussian. w is qr.NewWork(d), reused from block to block.
+func orthoBlockQR(g, norms []float64, d int, seed uint64, k int, w *qr.Work, part func(frac float64)) {
+	rng.NormalsV2(g, seed, rng.StreamOrthoBlock|uint64(k))
 	orthoFromGaussian(g, norms, d, w, part)
 }
 

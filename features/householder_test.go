@@ -21,13 +21,12 @@ var qrDims = []int{1, 2, 3, 7, 17, 31, 32, 33, 64, 100, 257, 1000}
 // qrBlock returns block k of seed's orthogonal projection by both
 // algorithms from the same Gaussians: orthoBlock's and orthoBlockQR's.
 func qrBlock(seed uint64, k, d int) (mgs, hh, norms []float64) {
-	var s rng.Stream
 	mgs, hh = make([]float64, d*d), make([]float64, d*d)
 	norms = make([]float64, d)
-	s.Reset(seed, rng.StreamOrthoBlock|uint64(k))
-	orthoBlock(mgs, norms, d, &s, nil)
-	s.Reset(seed, rng.StreamOrthoBlock|uint64(k))
-	orthoBlockQR(hh, norms, d, &s, qr.NewWork(d), nil)
+	rng.NormalsV2(mgs, seed, rng.StreamOrthoBlock|uint64(k))
+	copy(hh, mgs)
+	orthoBlock(mgs, norms, d, nil)
+	orthoFromGaussian(hh, norms, d, qr.NewWork(d), nil)
 	return mgs, hh, norms
 }
 
@@ -42,9 +41,14 @@ func qrBlock(seed uint64, k, d int) (mgs, hh, norms []float64) {
 // worst-case bound (observed: ~1e-15). Gram–Schmidt's q_i differ from the
 // exact ones by about κ(g_0..g_i)·u, where κ of a square Gaussian matrix
 // is about D (heavy-tailed; ~1e3–1e4 at D = 1000), and the rows are scaled
-// by norms of about √D: so the two agree to ~√D·D·u ≈ 3e-12 at D = 1000;
-// 1e-10 allows for an unlucky κ 30× larger (observed: 1e-12). A wrong
-// sign, order or missing reflector is off by O(1).
+// by norms of about √D: so the two agree to ~√D·D·u ≈ 3e-12 at D = 1000
+// for a typical κ, and the heavy tail of κ makes a fixed bound fragile
+// (the block of generator 1 gave 1.9e-12, that of generator 2 1.7e-10).
+// The bound is therefore MGS's own error, measured by its loss of
+// orthogonality ε = max |Q_MGS·Q_MGSᵀ − I| (which is of the order of κ·u,
+// as its distance to the exact Q): the blocks must agree to
+// 10·(ε + D·u)·max‖g_i‖. A wrong sign, order or missing reflector is off
+// by O(1).
 func TestOrthoQRMatchesGramSchmidt(t *testing.T) {
 	for _, d := range qrDims {
 		if testing.Short() && d > 300 {
@@ -67,8 +71,21 @@ func TestOrthoQRMatchesGramSchmidt(t *testing.T) {
 					orth = max(orth, math.Abs(s))
 				}
 			}
-			t.Logf("D = %d: max |QR − MGS| = %.2g, max |QQᵀ − I| = %.2g, max row-norm error %.2g", d, diff, orth, normErr)
-			if diff > 1e-10 {
+			var orthMGS, maxNorm float64
+			for i := range d {
+				maxNorm = max(maxNorm, norms[i])
+				ri := mgs[i*d : (i+1)*d]
+				for j := range i + 1 {
+					s := dotFMA(ri, mgs[j*d:(j+1)*d]) / (norms[i] * norms[j])
+					if i == j {
+						s--
+					}
+					orthMGS = max(orthMGS, math.Abs(s))
+				}
+			}
+			tol := 10 * (orthMGS + float64(d)*0x1p-53) * maxNorm
+			t.Logf("D = %d: max |QR − MGS| = %.2g (tolerance %.2g: MGS's |QQᵀ − I| = %.2g), max |QQᵀ − I| = %.2g, max row-norm error %.2g", d, diff, tol, orthMGS, orth, normErr)
+			if diff > tol {
 				t.Errorf("D = %d: Householder and Gram–Schmidt blocks differ by %g", d, diff)
 			}
 			if orth > 1e-13*float64(d) {
@@ -83,19 +100,17 @@ func TestOrthoQRMatchesGramSchmidt(t *testing.T) {
 
 // qrOnly returns block k of seed's orthogonal projection by orthoBlockQR.
 func qrOnly(seed uint64, k, d int) []float64 {
-	var s rng.Stream
-	s.Reset(seed, rng.StreamOrthoBlock|uint64(k))
 	g := make([]float64, d*d)
-	orthoBlockQR(g, make([]float64, d), d, &s, qr.NewWork(d), nil)
+	orthoBlockQR(g, make([]float64, d), d, seed, k, qr.NewWork(d), nil)
 	return g
 }
 
 // goldenQR pins the Householder blocks: FNV-1a of the bits of block 0 of
-// seed 1, row-major, at D = 33 and 100. Produced on amd64 (AVX-512) and
+// seed 1 (generator version 2's Gaussians), row-major, at D = 33 and 100. Produced on amd64 (AVX-512) and
 // checked to be the same with DRDAM_SIMD=avx2 and =portable, with the
 // purego build tag and under GOAMD64=v3 (where the compiler may fuse
 // a*b + c in Go code: the package writes every FMA explicitly).
-var goldenQR = map[int]uint64{33: 0x352a5ed7af9510c3, 100: 0xe726cae33525b94e}
+var goldenQR = map[int]uint64{33: 0x55fb20e7e01e3b6, 100: 0x7dfa530931be7d41}
 
 func hashBits(x []float64) uint64 {
 	h := uint64(14695981039346656037)
@@ -159,10 +174,8 @@ func sameBits(t *testing.T, what string, got, want []float64) {
 // TestOrthoQRProgress checks that the progress of a large block rises to 1.
 func TestOrthoQRProgress(t *testing.T) {
 	const d = 300
-	var s rng.Stream
-	s.Reset(1, rng.StreamOrthoBlock)
 	var fracs []float64
-	orthoBlockQR(make([]float64, d*d), make([]float64, d), d, &s, qr.NewWork(d), func(f float64) { fracs = append(fracs, f) })
+	orthoBlockQR(make([]float64, d*d), make([]float64, d), d, 1, 0, qr.NewWork(d), func(f float64) { fracs = append(fracs, f) })
 	if len(fracs) < 2 || fracs[len(fracs)-1] != 1 {
 		t.Fatalf("progress %v, want several reports ending at 1", fracs)
 	}
@@ -198,8 +211,8 @@ func BenchmarkOrthoQR(b *testing.B) {
 		b.Run(fmt.Sprintf("gramschmidt/D=%d", d), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				s.Reset(1, rng.StreamOrthoBlock)
-				orthoBlock(g, norms, d, &s, nil)
+				rng.NormalsV2(g, 1, rng.StreamOrthoBlock)
+				orthoBlock(g, norms, d, nil)
 			}
 			b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/block")
 		})
@@ -216,15 +229,13 @@ func BenchmarkOrthogonalProjectionQR(b *testing.B) {
 	out := make([]float64, y*d)
 	run := func(qrToo bool) {
 		parallelRange((y+d-1)/d, func(lo, hi int) {
-			var s rng.Stream
 			g, norms := make([]float64, d*d), make([]float64, d)
 			w := qr.NewWork(d)
 			for k := lo; k < hi; k++ {
-				s.Reset(1, rng.StreamOrthoBlock|uint64(k))
 				if qrToo {
-					orthoBlockQR(g, norms, d, &s, w, nil)
+					orthoBlockQR(g, norms, d, 1, k, w, nil)
 				} else {
-					s.Normals(g)
+					rng.NormalsV2(g, 1, rng.StreamOrthoBlock|uint64(k))
 				}
 				r0, r1 := k*d, min(y, (k+1)*d)
 				copy(out[r0*d:r1*d], g[:(r1-r0)*d])
@@ -245,7 +256,7 @@ func BenchmarkOrthogonalProjectionQR(b *testing.B) {
 	})
 	b.Run("gramschmidt", func(b *testing.B) {
 		for b.Loop() {
-			NewOrthogonal(1, y, d)
+			NewOrthogonal(GeneratorV1, 1, y, d)
 		}
 		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/projection")
 	})

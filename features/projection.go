@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/drdam/drdam/internal/qr"
 	"github.com/drdam/drdam/internal/rng"
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -257,6 +258,7 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 		return
 	}
 	var st rng.Stream
+	var w *qr.Work // generator 2's Householder workspace
 	g := make([]float64, d*d)
 	norms := make([]float64, d)
 	for k := lo / d; k*d < hi; k++ {
@@ -273,12 +275,15 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 			}
 		}
 		if s.Gen == GeneratorV2 {
-			rng.NormalsV2(g, s.Seed, rng.StreamOrthoBlock|uint64(k))
+			if w == nil {
+				w = qr.NewWork(d)
+			}
+			orthoBlockQR(g, norms, d, s.Seed, k, w, part)
 		} else {
 			st.Reset(s.Seed, rng.StreamOrthoBlock|uint64(k))
 			st.Normals(g)
+			orthoBlock(g, norms, d, part)
 		}
-		orthoBlock(g, norms, d, part)
 		copy(dst[(r0-lo)*d:(r1-lo)*d], g[(r0-k*d)*d:(r1-k*d)*d])
 	}
 }
