@@ -223,7 +223,8 @@ func BenchmarkOrthoQR(b *testing.B) {
 // the Householder QR, generated as materialize does (whole blocks split
 // over GOMAXPROCS goroutines, one workspace each): Y = 10⁵, D = 1000,
 // 100 blocks. "gaussians" times the same loop drawing only the Gaussians,
-// "gramschmidt" NewOrthogonal (orthoBlock's modified Gram–Schmidt).
+// "NewOrthogonal" the model's generation (generator 2) and "gramschmidt"
+// generator 1's (orthoBlock's modified Gram–Schmidt).
 func BenchmarkOrthogonalProjectionQR(b *testing.B) {
 	const y, d = 100000, 1000
 	out := make([]float64, y*d)
@@ -245,6 +246,12 @@ func BenchmarkOrthogonalProjectionQR(b *testing.B) {
 	b.Run("householder", func(b *testing.B) {
 		for b.Loop() {
 			run(true)
+		}
+		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/projection")
+	})
+	b.Run("NewOrthogonal", func(b *testing.B) { // generator 2: the same, with its own allocation
+		for b.Loop() {
+			NewOrthogonal(GeneratorV2, 1, y, d)
 		}
 		b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/projection")
 	})
