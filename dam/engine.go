@@ -10,6 +10,12 @@ import (
 	"github.com/drdam/drdam/internal/vmath"
 )
 
+// smallBatch enables the small-batch products (kern.ForwardNarrow and
+// kern.BackwardAddNarrow) for batches of at most kern.MaxNarrow queries on
+// the block sources that take them; tests turn it off to compare with the
+// panel products.
+var smallBatch = true
+
 // panelsFrom builds the compute layout of a projection in chunks of rows,
 // in parallel, without a float64 copy of the whole matrix.
 func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
@@ -76,6 +82,7 @@ type group[T kern.Float] struct {
 	mt      []T            // running max per query lane (positive)
 	mOld    []T            // one query panel of maxima before a block
 	z       kern.Panels[T] // partial Zᵀ of the group
+	zn      kern.Narrow[T] // the same for a small batch
 	s, m    []float64      // per query lane: sum (trig) or normalizer, and max (positive)
 	touched []bool         // per query lane: something accumulated (positive)
 	sc      scratch[T]     // the block source's scratch
@@ -93,6 +100,8 @@ type eval[T kern.Float] struct {
 	withGrad bool
 
 	xp             kern.Panels[T]
+	nsrc           narrowBlocks[T] // src, if the batch is small and it takes one
+	xn             kern.Narrow[T]  // the queries for nsrc
 	groups         []group[T]
 	b, nqp, nb, ng int
 	task           par.Task
@@ -109,9 +118,17 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 	d := src.dim()
 	b := len(x) / d
 	ev.src, ev.p, ev.withGrad, ev.b = src, p, z != nil, b
-	ev.xp.Resize(b, d)
-	ev.xp.SetRows(0, x, xscale)
-	ev.nqp = ev.xp.NP
+	ev.nsrc = nil
+	if ns, ok := src.(narrowBlocks[T]); ok && smallBatch && b >= 1 && b <= kern.MaxNarrow[T]() {
+		ev.nsrc = ns
+		ev.xn.Resize(b, d)
+		ev.xn.SetRows(0, x, xscale)
+		ev.nqp = 1
+	} else {
+		ev.xp.Resize(b, d)
+		ev.xp.SetRows(0, x, xscale)
+		ev.nqp = ev.xp.NP
+	}
 	ev.nb, _ = src.count()
 	ev.ng = kern.Groups(ev.nb)
 	if len(ev.groups) < ev.ng {
@@ -122,7 +139,10 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 		g.h = growT(g.h, ev.nqp*src.maxRows()*l)
 		g.acc = growT(g.acc, l)
 		g.mOld = growT(g.mOld, l)
-		if ev.withGrad {
+		switch {
+		case ev.withGrad && ev.nsrc != nil:
+			g.zn.Resize(b, d)
+		case ev.withGrad:
 			g.z.Resize(b, d)
 		}
 		n := ev.nqp * l
@@ -175,7 +195,11 @@ func (ev *eval[T]) group(gi int) {
 			return v[lo : lo+n]
 		}
 		h := g.h[:ev.nqp*n*l]
-		ev.src.forward(h, &ev.xp, blk, &g.sc)
+		if ev.nsrc != nil {
+			ev.nsrc.forwardNarrow(h, &ev.xn, blk, &g.sc)
+		} else {
+			ev.src.forward(h, &ev.xp, blk, &g.sc)
+		}
 		for qp := range ev.nqp {
 			hq := h[qp*n*l : (qp+1)*n*l]
 			acc := g.acc[:l]
@@ -195,7 +219,13 @@ func (ev *eval[T]) group(gi int) {
 				if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
 					sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
 					s[j] *= sc
-					if ev.withGrad {
+					switch {
+					case !ev.withGrad:
+					case ev.nsrc != nil:
+						if j < ev.b {
+							rescaleNarrow(&g.zn, j, T(sc))
+						}
+					default:
 						rescaleLane(&g.z, qp, j, T(sc))
 					}
 				}
@@ -208,7 +238,11 @@ func (ev *eval[T]) group(gi int) {
 				}
 			}
 		}
-		if ev.withGrad {
+		switch {
+		case !ev.withGrad:
+		case ev.nsrc != nil:
+			ev.nsrc.backwardAddNarrow(&g.zn, h, blk, &g.sc)
+		default:
 			ev.src.backwardAdd(&g.z, h, blk, &g.sc)
 		}
 	}
@@ -225,6 +259,13 @@ func rescaleLane[T kern.Float](z *kern.Panels[T], qp, j int, s T) {
 	base := qp*z.Cp*l + j
 	for d := range z.Cp {
 		z.Data[base+d*l] *= s
+	}
+}
+
+// rescaleNarrow multiplies row j of z by s.
+func rescaleNarrow[T kern.Float](z *kern.Narrow[T], j int, s T) {
+	for d := range z.Cp {
+		z.Data[d*z.W+j] *= s
 	}
 }
 
@@ -271,8 +312,14 @@ func (ev *eval[T]) combine(z []float64) {
 				}
 				sc = math.Exp(g.m[q] - ev.m[q])
 			}
-			base := (q/l)*cp*l + q%l
 			zr := z[q*d : (q+1)*d]
+			if ev.nsrc != nil {
+				for c := range zr {
+					zr[c] += sc * float64(g.zn.Data[c*g.zn.W+q])
+				}
+				continue
+			}
+			base := (q/l)*cp*l + q%l
 			for c := range zr {
 				zr[c] += sc * float64(g.z.Data[base+c*l])
 			}

@@ -1,0 +1,145 @@
+package kern
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// narrowShapes cover one and several tiles of columns (D up to 130, the
+// AVX-512 backward tile is 16 columns), D not a multiple of 16, ragged
+// panels, and blocks of more than packPanels panels (Y = 600).
+var narrowShapes = []struct{ y, d int }{{1, 1}, {17, 5}, {40, 33}, {100, 130}, {600, 20}}
+
+// testNarrow checks ForwardNarrow and BackwardAddNarrow for every batch
+// size 1…MaxNarrow against float64 references, with the error bound of
+// testProducts (2·m·u·Σ|terms| for sums of m products of values exact in
+// T, whatever the order of the additions), and that they write exactly
+// what they should: every entry of h (lanes ≥ B zero), never the padding
+// of Z.
+func testNarrow[T Float](t *testing.T) {
+	l := Lanes[T]()
+	u := unitRoundoff[T]()
+	for _, sh := range narrowShapes {
+		for b := 1; b <= MaxNarrow[T](); b++ {
+			name := fmt.Sprintf("Y%d_D%d_B%d", sh.y, sh.d, b)
+			wr, xr := randRows(1, sh.y, sh.d), randRows(2, b, sh.d)
+			w, x := NewPanels[T](sh.y, sh.d), NewNarrow[T](b, sh.d)
+			w.SetRows(0, wr, 1)
+			x.SetRows(0, xr, 1)
+			wv, xv := make([]float64, len(wr)), make([]float64, len(xr))
+			for r := range sh.y {
+				w.Row(wv[r*sh.d:(r+1)*sh.d], r, 1)
+			}
+			for r := range b {
+				x.Row(xv[r*sh.d:(r+1)*sh.d], r, 1)
+			}
+			for _, rng := range [][2]int{{0, w.NP}, {w.NP / 2, w.NP}} {
+				p0, p1 := rng[0], rng[1]
+				h := make([]T, BlockLen[T](1, p0, p1))
+				for i := range h {
+					h[i] = T(math.NaN())
+				}
+				ForwardNarrow(h, w, x, p0, p1)
+				for a := p0 * l; a < p1*l; a++ {
+					for q := range l {
+						got := float64(h[(a-p0*l)*l+q])
+						var ref, abs float64
+						if q < b && a < sh.y {
+							for d := range sh.d {
+								ref += wv[a*sh.d+d] * xv[q*sh.d+d]
+								abs += math.Abs(wv[a*sh.d+d] * xv[q*sh.d+d])
+							}
+						}
+						if math.Abs(got-ref) > 2*float64(sh.d)*u*abs || math.IsNaN(got) {
+							t.Fatalf("%s: ForwardNarrow panels [%d,%d) row %d lane %d: %v, want %v", name, p0, p1, a, q, got, ref)
+						}
+					}
+				}
+			}
+			// BackwardAddNarrow of random G (nonzero in the padding
+			// lanes, which must be ignored) over two blocks onto a
+			// nonzero Z.
+			g := randRows(3, w.NP*l, l) // g[α][lane]
+			gv := make([]float64, len(g))
+			z := NewNarrow[T](b, sh.d)
+			z0 := randRows(4, b, sh.d)
+			z.SetRows(0, z0, 1)
+			zv := make([]float64, len(z0))
+			for r := range b {
+				z.Row(zv[r*sh.d:(r+1)*sh.d], r, 1)
+			}
+			mid := w.NP / 2
+			for _, rng := range [][2]int{{0, mid}, {mid, w.NP}} {
+				p0, p1 := rng[0], rng[1]
+				gb := make([]T, BlockLen[T](1, p0, p1))
+				for i := range gb {
+					gb[i] = T(g[p0*l*l+i])
+					gv[p0*l*l+i] = float64(gb[i])
+				}
+				BackwardAddNarrow(z, w, gb, p0, p1)
+			}
+			got := make([]float64, sh.d)
+			for q := range b {
+				z.Row(got, q, 1)
+				for d := range sh.d {
+					ref, abs := zv[q*sh.d+d], math.Abs(zv[q*sh.d+d])
+					for a := range sh.y {
+						ref += wv[a*sh.d+d] * gv[a*l+q]
+						abs += math.Abs(wv[a*sh.d+d] * gv[a*l+q])
+					}
+					if math.Abs(got[d]-ref) > 2*float64(sh.y+1)*u*abs {
+						t.Fatalf("%s: BackwardAddNarrow query %d column %d: %v, want %v", name, q, d, got[d], ref)
+					}
+				}
+			}
+			for d := range z.Cp {
+				for q := range z.W {
+					if v := z.Data[d*z.W+q]; (d >= sh.d || q >= b) && v != 0 {
+						t.Fatalf("%s: padding (query %d, column %d) of Z is %v", name, q, d, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestNarrow32(t *testing.T) { eachLevel(t, testNarrow[float32]) }
+func TestNarrow64(t *testing.T) { eachLevel(t, testNarrow[float64]) }
+
+// TestNarrowMatchesPanels: the small-batch products agree with Forward and
+// BackwardAdd on the same batch, to rounding (the bound of testNarrow
+// applies to each, so their difference is within twice it; here a looser
+// relative check on a well-conditioned case, D = 300, suffices to catch a
+// misplaced lane).
+func TestNarrowMatchesPanels(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		const y, d, b = 70, 300, 5
+		wr, xr := randRows(5, y, d), randRows(6, b, d)
+		w, xp, xn := NewPanels[float32](y, d), NewPanels[float32](b, d), NewNarrow[float32](b, d)
+		w.SetRows(0, wr, 1)
+		xp.SetRows(0, xr, 1)
+		xn.SetRows(0, xr, 1)
+		h1, h2 := make([]float32, BlockLen[float32](1, 0, w.NP)), make([]float32, BlockLen[float32](1, 0, w.NP))
+		Forward(h1, w, xp, 0, w.NP)
+		ForwardNarrow(h2, w, xn, 0, w.NP)
+		for i := range h1 {
+			if math.Abs(float64(h1[i]-h2[i])) > 1e-4*math.Sqrt(d) {
+				t.Fatalf("h[%d]: Forward %v, ForwardNarrow %v", i, h1[i], h2[i])
+			}
+		}
+		zp, zn := NewPanels[float32](b, d), NewNarrow[float32](b, d)
+		BackwardAdd(zp, w, h1, 0, w.NP)
+		BackwardAddNarrow(zn, w, h1, 0, w.NP)
+		r1, r2 := make([]float64, d), make([]float64, d)
+		for q := range b {
+			zp.Row(r1, q, 1)
+			zn.Row(r2, q, 1)
+			for i := range r1 {
+				if math.Abs(r1[i]-r2[i]) > 1e-5*d*math.Sqrt(y) {
+					t.Fatalf("Z[%d][%d]: BackwardAdd %v, BackwardAddNarrow %v", q, i, r1[i], r2[i])
+				}
+			}
+		}
+	})
+}
