@@ -207,23 +207,28 @@ func transposeTiles[T Float](h []T, b int) {
 }
 
 // packG writes the gradient weights of np panels of the block g (layout of
-// ForwardNarrow's h) for the backward kernels with v lanes per vector and
-// width w: per panel, L/rr vectors (rr = v/w rows each), lane k·rr + j of
-// vector c holding G[c·rr + j][k] for the queries k < b, zero for k ≥ b.
-func packG[T Float](dst, g []T, np, b, w, v int) {
+// ForwardNarrow's h) for the backward kernels with v lanes per vector, qv
+// queries per vector and nh vectors per chunk of rr = v/qv rows: per
+// panel, for each chunk c and h < nh, lane k·rr + j of the vector holding
+// G[c·rr + j][h·qv + k] for the queries h·qv + k < b, zero beyond.
+func packG[T Float](dst, g []T, np, b, qv, nh, v int) {
 	l := Lanes[T]()
-	rr := v / w
+	rr := v / qv
+	per := l / rr * nh * v
 	for p := range np {
 		gp := g[p*l*l : (p+1)*l*l]
-		out := dst[p*l*w : (p+1)*l*w]
+		out := dst[p*per : (p+1)*per]
 		for c := range l / rr {
-			vec := out[c*v : (c+1)*v]
-			for k := range w {
-				for j := range rr {
-					if k < b {
-						vec[k*rr+j] = gp[(c*rr+j)*l+k]
-					} else {
-						vec[k*rr+j] = 0
+			for h := range nh {
+				vec := out[(c*nh+h)*v : (c*nh+h+1)*v]
+				for k := range qv {
+					q := h*qv + k
+					for j := range rr {
+						if q < b {
+							vec[k*rr+j] = gp[(c*rr+j)*l+q]
+						} else {
+							vec[k*rr+j] = 0
+						}
 					}
 				}
 			}

@@ -215,11 +215,14 @@ func halvesOf(g, esz, vb int, x, y []lane) (p, q []lane) {
 	return p, q
 }
 
-// emitHalves writes the shuffles of halvesOf.
-func emitHalves(g, vb int, x, y, p, q string) {
+// emitHalves writes the shuffles of halvesOf; evex allows registers
+// above 15 in ymm code (VSHUFF32X4 for VPERM2F128).
+func emitHalves(g, vb int, evex bool, x, y, p, q string) {
 	switch {
 	case g == 32:
 		emit("\tVSHUFF64X2 $0x44, %s, %s, %s\n\tVSHUFF64X2 $0xEE, %s, %s, %s", y, x, p, y, x, q)
+	case g == 16 && vb == 32 && evex:
+		emit("\tVSHUFF32X4 $0, %s, %s, %s\n\tVSHUFF32X4 $3, %s, %s, %s", y, x, p, y, x, q)
 	case g == 16 && vb == 32:
 		emit("\tVPERM2F128 $0x20, %s, %s, %s\n\tVPERM2F128 $0x31, %s, %s, %s", y, x, p, y, x, q)
 	case g == 16:
@@ -235,14 +238,32 @@ func emitHalves(g, vb int, x, y, p, q string) {
 // kernel and returns the permutation that puts its result in Narrow order
 // (lane i·w + k: column d0+i, query k), or nil if that is the identity.
 func reducePlan(k nkernel, rr, w, vb int) []int {
-	esz := k.pr.esz
-	v := vb / esz
+	v := vb / k.pr.esz
 	accs := make([][]lane, rr)
 	for i := range accs {
 		for t := range v {
 			accs[i] = append(accs[i], lane{i*w + t/rr, 1 << (t % rr)})
 		}
 	}
+	res := reduceTree(k, rr, vb, accs)
+	perm := make([]int, v)
+	ident := true
+	for t, ln := range res {
+		perm[ln.ent] = t
+		ident = ident && ln.ent == t
+	}
+	if ident {
+		return nil
+	}
+	return perm
+}
+
+// reduceTree simulates the reduction tree of the accumulators accs, whose
+// entities have rr partial sums each, and returns the lanes of the result:
+// every entity once, complete.
+func reduceTree(k nkernel, rr, vb int, accs [][]lane) []lane {
+	esz := k.pr.esz
+	v := vb / esz
 	for g := rr * esz / 2; g >= esz; g /= 2 {
 		var next [][]lane
 		for a := 0; a < len(accs); a += 2 {
@@ -258,21 +279,14 @@ func reducePlan(k nkernel, rr, w, vb int) []int {
 		}
 		accs = next
 	}
-	perm := make([]int, v)
-	seen := make([]bool, v)
-	ident := true
-	for t, ln := range accs[0] {
+	seen := map[int]bool{}
+	for _, ln := range accs[0] {
 		if ln.mask != 1<<rr-1 || seen[ln.ent] {
 			panic(fmt.Sprintf("%s: incomplete reduction", k.name()))
 		}
 		seen[ln.ent] = true
-		perm[ln.ent] = t
-		ident = ident && ln.ent == t
 	}
-	if ident {
-		return nil
-	}
-	return perm
+	return accs[0]
 }
 
 // bcastOp returns the instruction that broadcasts n bytes to a vector of
@@ -383,7 +397,7 @@ func genBwdN(k nkernel) {
 			var next []int
 			for a := 0; a < len(regs); a += 2 {
 				x, y := reg(regs[a]), reg(regs[a+1])
-				emitHalves(g, vb, x, y, reg(shP), reg(shP+1))
+				emitHalves(g, vb, false, x, y, reg(shP), reg(shP+1))
 				emit("\tVADD%s %s, %s, %s", pr.suf, reg(shP+1), reg(shP), x)
 				next = append(next, regs[a])
 			}
@@ -408,9 +422,12 @@ func genBwdN(k nkernel) {
 // genNarrow writes every small-batch kernel and appends its declaration.
 func genNarrow(decl *strings.Builder) {
 	for _, k := range narrowKernels() {
-		if k.dir == "fwdn" {
+		switch {
+		case k.dir == "fwdn":
 			genFwdN(k)
-		} else {
+		case k.isa == "512":
+			genBwdY(k)
+		default:
 			genBwdN(k)
 		}
 		fmt.Fprintf(decl, "\n//go:noescape\n%s\n", k.decl())
