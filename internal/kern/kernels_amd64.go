@@ -55,103 +55,103 @@ func fwd64x256m4v1(a, b, c unsafe.Pointer, k, sb, sc int)
 func bwd64x256m4v1(a, b, c unsafe.Pointer, npanels, pstride, sb, sc int)
 
 //go:noescape
-func fwdn32x512q1(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x512q2(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x512q3(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x512q4(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x512q5(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q5(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x512q6(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q6(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x512q7(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q7(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x512q8(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x512q8(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn32x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn32x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn32x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn32x512w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x512w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func fwdn64x512q1(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn64x512q2(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x512q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn64x512q3(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn64x512q4(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn64x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn64x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn64x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn64x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn64x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn64x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func fwdn32x256q1(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x256q2(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x256q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x256q3(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn32x256q4(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn32x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn32x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn32x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn32x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn32x256w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn32x256w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func fwdn64x256q1(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn64x256q2(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x256q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn64x256q3(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func fwdn64x256q4(a, x, c unsafe.Pointer, k, npanels, xs int)
+func fwdn64x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn64x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn64x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn64x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn64x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 //go:noescape
-func bwdn64x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+func bwdn64x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)

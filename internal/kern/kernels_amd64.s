@@ -3180,14 +3180,15 @@ loop:
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q1(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q1(SB), NOSPLIT, $0-48
+// func fwdn32x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -3275,21 +3276,24 @@ loop:
 	VADDPS Z4, Z2, Z2
 	VADDPS Z5, Z3, Z3
 	VADDPS Z3, Z2, Z2
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q2(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q2(SB), NOSPLIT, $0-48
+// func fwdn32x512q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -3392,22 +3396,26 @@ loop:
 	VADDPS Z9, Z5, Z5
 	VADDPS Z4, Z2, Z2
 	VADDPS Z5, Z3, Z3
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	VADDPS 64(CX), Z3, Z3
 	VMOVUPS Z3, 64(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q3(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q3(SB), NOSPLIT, $0-48
+// func fwdn32x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -3517,23 +3525,28 @@ loop:
 	VADDPS Z5, Z2, Z2
 	VADDPS Z6, Z3, Z3
 	VADDPS Z7, Z4, Z4
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	VADDPS 64(CX), Z3, Z3
 	VMOVUPS Z3, 64(CX)
+	VADDPS 128(CX), Z4, Z4
 	VMOVUPS Z4, 128(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q4(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q4(SB), NOSPLIT, $0-48
+// func fwdn32x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -3666,24 +3679,30 @@ loop:
 	VADDPS Z7, Z3, Z3
 	VADDPS Z8, Z4, Z4
 	VADDPS Z9, Z5, Z5
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	VADDPS 64(CX), Z3, Z3
 	VMOVUPS Z3, 64(CX)
+	VADDPS 128(CX), Z4, Z4
 	VMOVUPS Z4, 128(CX)
+	VADDPS 192(CX), Z5, Z5
 	VMOVUPS Z5, 192(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q5(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q5(SB), NOSPLIT, $0-48
+// func fwdn32x512q5(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q5(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -3839,25 +3858,32 @@ loop:
 	VADDPS Z9, Z4, Z4
 	VADDPS Z10, Z5, Z5
 	VADDPS Z11, Z6, Z6
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	VADDPS 64(CX), Z3, Z3
 	VMOVUPS Z3, 64(CX)
+	VADDPS 128(CX), Z4, Z4
 	VMOVUPS Z4, 128(CX)
+	VADDPS 192(CX), Z5, Z5
 	VMOVUPS Z5, 192(CX)
+	VADDPS 256(CX), Z6, Z6
 	VMOVUPS Z6, 256(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q6(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q6(SB), NOSPLIT, $0-48
+// func fwdn32x512q6(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q6(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -4012,26 +4038,34 @@ loop:
 	VADDPS Z11, Z5, Z5
 	VADDPS Z12, Z6, Z6
 	VADDPS Z13, Z7, Z7
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	VADDPS 64(CX), Z3, Z3
 	VMOVUPS Z3, 64(CX)
+	VADDPS 128(CX), Z4, Z4
 	VMOVUPS Z4, 128(CX)
+	VADDPS 192(CX), Z5, Z5
 	VMOVUPS Z5, 192(CX)
+	VADDPS 256(CX), Z6, Z6
 	VMOVUPS Z6, 256(CX)
+	VADDPS 320(CX), Z7, Z7
 	VMOVUPS Z7, 320(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q7(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q7(SB), NOSPLIT, $0-48
+// func fwdn32x512q7(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q7(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -4205,27 +4239,36 @@ loop:
 	VADDPS Z13, Z6, Z6
 	VADDPS Z14, Z7, Z7
 	VADDPS Z15, Z8, Z8
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	VADDPS 64(CX), Z3, Z3
 	VMOVUPS Z3, 64(CX)
+	VADDPS 128(CX), Z4, Z4
 	VMOVUPS Z4, 128(CX)
+	VADDPS 192(CX), Z5, Z5
 	VMOVUPS Z5, 192(CX)
+	VADDPS 256(CX), Z6, Z6
 	VMOVUPS Z6, 256(CX)
+	VADDPS 320(CX), Z7, Z7
 	VMOVUPS Z7, 320(CX)
+	VADDPS 384(CX), Z8, Z8
 	VMOVUPS Z8, 384(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x512q8(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x512q8(SB), NOSPLIT, $0-48
+// func fwdn32x512q8(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x512q8(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -4418,14 +4461,23 @@ loop:
 	VADDPS Z15, Z7, Z7
 	VADDPS Z16, Z8, Z8
 	VADDPS Z17, Z9, Z9
+	VADDPS 0(CX), Z2, Z2
 	VMOVUPS Z2, 0(CX)
+	VADDPS 64(CX), Z3, Z3
 	VMOVUPS Z3, 64(CX)
+	VADDPS 128(CX), Z4, Z4
 	VMOVUPS Z4, 128(CX)
+	VADDPS 192(CX), Z5, Z5
 	VMOVUPS Z5, 192(CX)
+	VADDPS 256(CX), Z6, Z6
 	VMOVUPS Z6, 256(CX)
+	VADDPS 320(CX), Z7, Z7
 	VMOVUPS Z7, 320(CX)
+	VADDPS 384(CX), Z8, Z8
 	VMOVUPS Z8, 384(CX)
+	VADDPS 448(CX), Z9, Z9
 	VMOVUPS Z9, 448(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
@@ -4442,14 +4494,15 @@ DATA bwdn32x512w1perm<>+24(SB)/4, $3
 DATA bwdn32x512w1perm<>+28(SB)/4, $7
 GLOBL bwdn32x512w1perm<>(SB), RODATA|NOPTR, $32
 
-// func bwdn32x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x512w1(SB), NOSPLIT, $0-48
+// func bwdn32x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x512w1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPS bwdn32x512w1perm<>(SB), Y4
 tile:
 	VXORPS Y5, Y5, Y5
@@ -4466,6 +4519,14 @@ tile:
 panel:
 	VMOVUPS 0(R12), Y13
 	VMOVUPS 32(R12), Y14
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VFMADD231PS 0(R11), Y13, Y5
 	VFMADD231PS 32(R11), Y14, Y5
 	VFMADD231PS 64(R11), Y13, Y6
@@ -4535,14 +4596,15 @@ DATA bwdn32x512w2perm<>+56(SB)/4, $7
 DATA bwdn32x512w2perm<>+60(SB)/4, $23
 GLOBL bwdn32x512w2perm<>(SB), RODATA|NOPTR, $64
 
-// func bwdn32x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x512w2(SB), NOSPLIT, $0-48
+// func bwdn32x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x512w2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPS bwdn32x512w2perm<>(SB), Z4
 tile:
 	VXORPS Y5, Y5, Y5
@@ -4569,6 +4631,14 @@ panel:
 	VMOVUPS 32(R12), Y22
 	VMOVUPS 64(R12), Y23
 	VMOVUPS 96(R12), Y24
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPS 0(R11), Y0
 	VFMADD231PS Y21, Y0, Y5
 	VFMADD231PS Y22, Y0, Y6
@@ -4691,14 +4761,15 @@ DATA bwdn32x512w4perm<>+56(SB)/4, $19
 DATA bwdn32x512w4perm<>+60(SB)/4, $23
 GLOBL bwdn32x512w4perm<>(SB), RODATA|NOPTR, $64
 
-// func bwdn32x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x512w4(SB), NOSPLIT, $0-48
+// func bwdn32x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x512w4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPS bwdn32x512w4perm<>(SB), Z4
 tile:
 	VXORPS Y5, Y5, Y5
@@ -4729,6 +4800,14 @@ panel:
 	VMOVUPS 160(R12), Y26
 	VMOVUPS 192(R12), Y27
 	VMOVUPS 224(R12), Y28
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VBROADCASTF32X4 0(R11), Y0
 	VFMADD231PS Y21, Y0, Y5
 	VFMADD231PS Y22, Y0, Y6
@@ -4896,14 +4975,15 @@ DATA bwdn32x512w8perm<>+56(SB)/4, $22
 DATA bwdn32x512w8perm<>+60(SB)/4, $23
 GLOBL bwdn32x512w8perm<>(SB), RODATA|NOPTR, $64
 
-// func bwdn32x512w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x512w8(SB), NOSPLIT, $0-48
+// func bwdn32x512w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x512w8(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPS bwdn32x512w8perm<>(SB), Z4
 tile:
 	VXORPS Y5, Y5, Y5
@@ -4934,6 +5014,10 @@ panel:
 	VMOVUPS 416(R12), Y26
 	VMOVUPS 448(R12), Y27
 	VMOVUPS 480(R12), Y28
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
 	VBROADCASTSD 0(R11), Y0
 	VFMADD231PS Y13, Y0, Y5
 	VFMADD231PS Y14, Y0, Y6
@@ -5059,14 +5143,15 @@ panel:
 	VZEROUPPER
 	RET
 
-// func fwdn64x512q1(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x512q1(SB), NOSPLIT, $0-48
+// func fwdn64x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x512q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -5154,21 +5239,24 @@ loop:
 	VADDPD Z4, Z2, Z2
 	VADDPD Z5, Z3, Z3
 	VADDPD Z3, Z2, Z2
+	VADDPD 0(CX), Z2, Z2
 	VMOVUPD Z2, 0(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn64x512q2(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x512q2(SB), NOSPLIT, $0-48
+// func fwdn64x512q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x512q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -5271,22 +5359,26 @@ loop:
 	VADDPD Z9, Z5, Z5
 	VADDPD Z4, Z2, Z2
 	VADDPD Z5, Z3, Z3
+	VADDPD 0(CX), Z2, Z2
 	VMOVUPD Z2, 0(CX)
+	VADDPD 64(CX), Z3, Z3
 	VMOVUPD Z3, 64(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn64x512q3(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x512q3(SB), NOSPLIT, $0-48
+// func fwdn64x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x512q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -5396,23 +5488,28 @@ loop:
 	VADDPD Z5, Z2, Z2
 	VADDPD Z6, Z3, Z3
 	VADDPD Z7, Z4, Z4
+	VADDPD 0(CX), Z2, Z2
 	VMOVUPD Z2, 0(CX)
+	VADDPD 64(CX), Z3, Z3
 	VMOVUPD Z3, 64(CX)
+	VADDPD 128(CX), Z4, Z4
 	VMOVUPD Z4, 128(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn64x512q4(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x512q4(SB), NOSPLIT, $0-48
+// func fwdn64x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x512q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VPXORD Z2, Z2, Z2
@@ -5545,10 +5642,15 @@ loop:
 	VADDPD Z7, Z3, Z3
 	VADDPD Z8, Z4, Z4
 	VADDPD Z9, Z5, Z5
+	VADDPD 0(CX), Z2, Z2
 	VMOVUPD Z2, 0(CX)
+	VADDPD 64(CX), Z3, Z3
 	VMOVUPD Z3, 64(CX)
+	VADDPD 128(CX), Z4, Z4
 	VMOVUPD Z4, 128(CX)
+	VADDPD 192(CX), Z5, Z5
 	VMOVUPD Z5, 192(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
@@ -5561,14 +5663,15 @@ DATA bwdn64x512w1perm<>+16(SB)/8, $1
 DATA bwdn64x512w1perm<>+24(SB)/8, $3
 GLOBL bwdn64x512w1perm<>(SB), RODATA|NOPTR, $32
 
-// func bwdn64x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn64x512w1(SB), NOSPLIT, $0-48
+// func bwdn64x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn64x512w1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPD bwdn64x512w1perm<>(SB), Y4
 tile:
 	VXORPS Y5, Y5, Y5
@@ -5585,6 +5688,14 @@ tile:
 panel:
 	VMOVUPD 0(R12), Y13
 	VMOVUPD 32(R12), Y14
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VFMADD231PD 0(R11), Y13, Y5
 	VFMADD231PD 32(R11), Y14, Y5
 	VFMADD231PD 64(R11), Y13, Y6
@@ -5646,14 +5757,15 @@ DATA bwdn64x512w2perm<>+48(SB)/8, $3
 DATA bwdn64x512w2perm<>+56(SB)/8, $11
 GLOBL bwdn64x512w2perm<>(SB), RODATA|NOPTR, $64
 
-// func bwdn64x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn64x512w2(SB), NOSPLIT, $0-48
+// func bwdn64x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn64x512w2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPD bwdn64x512w2perm<>(SB), Z4
 tile:
 	VXORPS Y5, Y5, Y5
@@ -5680,6 +5792,14 @@ panel:
 	VMOVUPD 32(R12), Y22
 	VMOVUPD 64(R12), Y23
 	VMOVUPD 96(R12), Y24
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Y0
 	VFMADD231PD Y21, Y0, Y5
 	VFMADD231PD Y22, Y0, Y6
@@ -5791,14 +5911,15 @@ DATA bwdn64x512w4perm<>+48(SB)/8, $9
 DATA bwdn64x512w4perm<>+56(SB)/8, $11
 GLOBL bwdn64x512w4perm<>(SB), RODATA|NOPTR, $64
 
-// func bwdn64x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn64x512w4(SB), NOSPLIT, $0-48
+// func bwdn64x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn64x512w4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPD bwdn64x512w4perm<>(SB), Z4
 tile:
 	VXORPS Y5, Y5, Y5
@@ -5829,6 +5950,14 @@ panel:
 	VMOVUPD 160(R12), Y26
 	VMOVUPD 192(R12), Y27
 	VMOVUPD 224(R12), Y28
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VBROADCASTF32X4 0(R11), Y0
 	VFMADD231PD Y21, Y0, Y5
 	VFMADD231PD Y22, Y0, Y6
@@ -5972,14 +6101,15 @@ panel:
 	VZEROUPPER
 	RET
 
-// func fwdn32x256q1(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x256q1(SB), NOSPLIT, $0-48
+// func fwdn32x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x256q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -6098,22 +6228,26 @@ loop:
 	VADDPS Y11, Y7, Y7
 	VADDPS Y6, Y4, Y4
 	VADDPS Y7, Y5, Y5
+	VADDPS 0(CX), Y4, Y4
 	VMOVUPS Y4, 0(CX)
+	VADDPS 32(CX), Y5, Y5
 	VMOVUPS Y5, 32(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x256q2(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x256q2(SB), NOSPLIT, $0-48
+// func fwdn32x256q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x256q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -6278,24 +6412,30 @@ loop:
 	VADDPS Y9, Y5, Y5
 	VADDPS Y10, Y6, Y6
 	VADDPS Y11, Y7, Y7
+	VADDPS 0(CX), Y4, Y4
 	VMOVUPS Y4, 0(CX)
+	VADDPS 32(CX), Y5, Y5
 	VMOVUPS Y5, 32(CX)
+	VADDPS 64(CX), Y6, Y6
 	VMOVUPS Y6, 64(CX)
+	VADDPS 96(CX), Y7, Y7
 	VMOVUPS Y7, 96(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x256q3(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x256q3(SB), NOSPLIT, $0-48
+// func fwdn32x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x256q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -6514,26 +6654,34 @@ loop:
 	VADDPS Y13, Y7, Y7
 	VADDPS Y14, Y8, Y8
 	VADDPS Y15, Y9, Y9
+	VADDPS 0(CX), Y4, Y4
 	VMOVUPS Y4, 0(CX)
+	VADDPS 32(CX), Y5, Y5
 	VMOVUPS Y5, 32(CX)
+	VADDPS 64(CX), Y6, Y6
 	VMOVUPS Y6, 64(CX)
+	VADDPS 96(CX), Y7, Y7
 	VMOVUPS Y7, 96(CX)
+	VADDPS 128(CX), Y8, Y8
 	VMOVUPS Y8, 128(CX)
+	VADDPS 160(CX), Y9, Y9
 	VMOVUPS Y9, 160(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn32x256q4(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn32x256q4(SB), NOSPLIT, $0-48
+// func fwdn32x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn32x256q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -6790,14 +6938,23 @@ loop:
 	ADDQ $1024, AX
 	DECQ R11
 	JNZ loop
+	VADDPS 0(CX), Y4, Y4
 	VMOVUPS Y4, 0(CX)
+	VADDPS 32(CX), Y5, Y5
 	VMOVUPS Y5, 32(CX)
+	VADDPS 64(CX), Y6, Y6
 	VMOVUPS Y6, 64(CX)
+	VADDPS 96(CX), Y7, Y7
 	VMOVUPS Y7, 96(CX)
+	VADDPS 128(CX), Y8, Y8
 	VMOVUPS Y8, 128(CX)
+	VADDPS 160(CX), Y9, Y9
 	VMOVUPS Y9, 160(CX)
+	VADDPS 192(CX), Y10, Y10
 	VMOVUPS Y10, 192(CX)
+	VADDPS 224(CX), Y11, Y11
 	VMOVUPS Y11, 224(CX)
+	ADDQ R12, AX
 	ADDQ $1024, CX
 	DECQ R9
 	JNZ panel
@@ -6814,14 +6971,15 @@ DATA bwdn32x256w1perm<>+24(SB)/4, $3
 DATA bwdn32x256w1perm<>+28(SB)/4, $7
 GLOBL bwdn32x256w1perm<>(SB), RODATA|NOPTR, $32
 
-// func bwdn32x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x256w1(SB), NOSPLIT, $0-48
+// func bwdn32x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x256w1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPS bwdn32x256w1perm<>(SB), Y15
 tile:
 	VXORPS Y0, Y0, Y0
@@ -6838,6 +6996,14 @@ tile:
 panel:
 	VMOVUPS 0(R12), Y10
 	VMOVUPS 32(R12), Y11
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VFMADD231PS 0(R11), Y10, Y0
 	VFMADD231PS 32(R11), Y11, Y0
 	VFMADD231PS 64(R11), Y10, Y1
@@ -6899,14 +7065,15 @@ DATA bwdn32x256w2perm<>+24(SB)/4, $3
 DATA bwdn32x256w2perm<>+28(SB)/4, $7
 GLOBL bwdn32x256w2perm<>(SB), RODATA|NOPTR, $32
 
-// func bwdn32x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x256w2(SB), NOSPLIT, $0-48
+// func bwdn32x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x256w2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPS bwdn32x256w2perm<>(SB), Y15
 tile:
 	VXORPS Y0, Y0, Y0
@@ -6921,6 +7088,14 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel:
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VBROADCASTF128 0(R11), Y8
 	VFMADD231PS 0(R12), Y8, Y0
 	VBROADCASTF128 16(R11), Y9
@@ -7030,14 +7205,15 @@ DATA bwdn32x256w4perm<>+24(SB)/4, $6
 DATA bwdn32x256w4perm<>+28(SB)/4, $7
 GLOBL bwdn32x256w4perm<>(SB), RODATA|NOPTR, $32
 
-// func bwdn32x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x256w4(SB), NOSPLIT, $0-48
+// func bwdn32x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x256w4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 	VMOVUPS bwdn32x256w4perm<>(SB), Y15
 tile:
 	VXORPS Y0, Y0, Y0
@@ -7052,6 +7228,14 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel:
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VBROADCASTSD 0(R11), Y8
 	VFMADD231PS 0(R12), Y8, Y0
 	VBROADCASTSD 8(R11), Y9
@@ -7215,14 +7399,15 @@ panel:
 	VZEROUPPER
 	RET
 
-// func bwdn32x256w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn32x256w8(SB), NOSPLIT, $0-48
+// func bwdn32x256w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn32x256w8(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -7236,6 +7421,14 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel:
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VBROADCASTSS 0(R11), Y8
 	VFMADD231PS 0(R12), Y8, Y0
 	VBROADCASTSS 4(R11), Y9
@@ -7519,14 +7712,15 @@ panel:
 	VZEROUPPER
 	RET
 
-// func fwdn64x256q1(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x256q1(SB), NOSPLIT, $0-48
+// func fwdn64x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x256q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -7645,22 +7839,26 @@ loop:
 	VADDPD Y11, Y7, Y7
 	VADDPD Y6, Y4, Y4
 	VADDPD Y7, Y5, Y5
+	VADDPD 0(CX), Y4, Y4
 	VMOVUPD Y4, 0(CX)
+	VADDPD 32(CX), Y5, Y5
 	VMOVUPD Y5, 32(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn64x256q2(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x256q2(SB), NOSPLIT, $0-48
+// func fwdn64x256q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x256q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -7825,24 +8023,30 @@ loop:
 	VADDPD Y9, Y5, Y5
 	VADDPD Y10, Y6, Y6
 	VADDPD Y11, Y7, Y7
+	VADDPD 0(CX), Y4, Y4
 	VMOVUPD Y4, 0(CX)
+	VADDPD 32(CX), Y5, Y5
 	VMOVUPD Y5, 32(CX)
+	VADDPD 64(CX), Y6, Y6
 	VMOVUPD Y6, 64(CX)
+	VADDPD 96(CX), Y7, Y7
 	VMOVUPD Y7, 96(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn64x256q3(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x256q3(SB), NOSPLIT, $0-48
+// func fwdn64x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x256q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -8061,26 +8265,34 @@ loop:
 	VADDPD Y13, Y7, Y7
 	VADDPD Y14, Y8, Y8
 	VADDPD Y15, Y9, Y9
+	VADDPD 0(CX), Y4, Y4
 	VMOVUPD Y4, 0(CX)
+	VADDPD 32(CX), Y5, Y5
 	VMOVUPD Y5, 32(CX)
+	VADDPD 64(CX), Y6, Y6
 	VMOVUPD Y6, 64(CX)
+	VADDPD 96(CX), Y7, Y7
 	VMOVUPD Y7, 96(CX)
+	VADDPD 128(CX), Y8, Y8
 	VMOVUPD Y8, 128(CX)
+	VADDPD 160(CX), Y9, Y9
 	VMOVUPD Y9, 160(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func fwdn64x256q4(a, x, c unsafe.Pointer, k, npanels, xs int)
-TEXT ·fwdn64x256q4(SB), NOSPLIT, $0-48
+// func fwdn64x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+TEXT ·fwdn64x256q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ x+8(FP), R8
 	MOVQ c+16(FP), CX
 	MOVQ k+24(FP), DX
 	MOVQ npanels+32(FP), R9
 	MOVQ xs+40(FP), R10
+	MOVQ pskip+48(FP), R12
 	SHRQ $4, DX
 panel:
 	VXORPS Y4, Y4, Y4
@@ -8337,28 +8549,38 @@ loop:
 	ADDQ $1024, AX
 	DECQ R11
 	JNZ loop
+	VADDPD 0(CX), Y4, Y4
 	VMOVUPD Y4, 0(CX)
+	VADDPD 32(CX), Y5, Y5
 	VMOVUPD Y5, 32(CX)
+	VADDPD 64(CX), Y6, Y6
 	VMOVUPD Y6, 64(CX)
+	VADDPD 96(CX), Y7, Y7
 	VMOVUPD Y7, 96(CX)
+	VADDPD 128(CX), Y8, Y8
 	VMOVUPD Y8, 128(CX)
+	VADDPD 160(CX), Y9, Y9
 	VMOVUPD Y9, 160(CX)
+	VADDPD 192(CX), Y10, Y10
 	VMOVUPD Y10, 192(CX)
+	VADDPD 224(CX), Y11, Y11
 	VMOVUPD Y11, 224(CX)
+	ADDQ R12, AX
 	ADDQ $512, CX
 	DECQ R9
 	JNZ panel
 	VZEROUPPER
 	RET
 
-// func bwdn64x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn64x256w1(SB), NOSPLIT, $0-48
+// func bwdn64x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn64x256w1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -8374,6 +8596,14 @@ tile:
 panel:
 	VMOVUPD 0(R12), Y10
 	VMOVUPD 32(R12), Y11
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VFMADD231PD 0(R11), Y10, Y0
 	VFMADD231PD 32(R11), Y11, Y0
 	VFMADD231PD 64(R11), Y10, Y1
@@ -8425,14 +8655,15 @@ panel:
 	VZEROUPPER
 	RET
 
-// func bwdn64x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn64x256w2(SB), NOSPLIT, $0-48
+// func bwdn64x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn64x256w2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -8446,6 +8677,14 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel:
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VBROADCASTF128 0(R11), Y8
 	VFMADD231PD 0(R12), Y8, Y0
 	VBROADCASTF128 16(R11), Y9
@@ -8545,14 +8784,15 @@ panel:
 	VZEROUPPER
 	RET
 
-// func bwdn64x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
-TEXT ·bwdn64x256w4(SB), NOSPLIT, $0-48
+// func bwdn64x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+TEXT ·bwdn64x256w4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
 	MOVQ npanels+24(FP), DX
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
+	MOVQ pfd+48(FP), SI
 tile:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
@@ -8566,6 +8806,14 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel:
+	PREFETCHT0 0(R11)(SI*1)
+	PREFETCHT0 64(R11)(SI*1)
+	PREFETCHT0 128(R11)(SI*1)
+	PREFETCHT0 192(R11)(SI*1)
+	PREFETCHT0 256(R11)(SI*1)
+	PREFETCHT0 320(R11)(SI*1)
+	PREFETCHT0 384(R11)(SI*1)
+	PREFETCHT0 448(R11)(SI*1)
 	VBROADCASTSD 0(R11), Y8
 	VFMADD231PD 0(R12), Y8, Y0
 	VBROADCASTSD 8(R11), Y9

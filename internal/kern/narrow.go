@@ -100,10 +100,7 @@ func (n *Narrow[T]) Row(dst []float64, r int, s float64) {
 // every multiply-add is useful (Forward spends L − x.R of every L lanes on
 // padding queries).
 func ForwardNarrow[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int) {
-	if w.Cp != x.Cp || p0 < 0 || p1 > w.NP || p0 > p1 || len(h) != BlockLen[T](1, p0, p1) {
-		panic(fmt.Sprintf("kern: ForwardNarrow: W %d×%d (panels [%d, %d)), X %d×%d, h of %d values",
-			w.R, w.C, p0, p1, x.R, x.C, len(h)))
-	}
+	checkNarrow("ForwardNarrow", w, x.R, x.C, x.Cp, h, p0, p1)
 	switch {
 	case p0 == p1:
 	case w.Cp == 0:
@@ -125,16 +122,42 @@ func ForwardNarrow[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int) {
 // partial sums of L/z.W adjacent columns are added in a tree of shuffles
 // into one vector of Z.
 func BackwardAddNarrow[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int) {
-	if w.Cp != z.Cp || p0 < 0 || p1 > w.NP || p0 > p1 || len(g) != BlockLen[T](1, p0, p1) {
-		panic(fmt.Sprintf("kern: BackwardAddNarrow: W %d×%d (panels [%d, %d)), Z %d×%d, g of %d values",
-			w.R, w.C, p0, p1, z.R, z.C, len(g)))
-	}
+	checkNarrow("BackwardAddNarrow", w, z.R, z.C, z.Cp, g, p0, p1)
 	switch {
 	case p0 == p1 || w.Cp == 0:
 	case cpuid.Current() >= cpuid.AVX2 && hasAsm:
 		backwardNarrowAsm(z, w, g, p0, p1, cpuid.Current())
 	default:
 		backwardNarrowGo(z, w, g, p0, p1)
+	}
+}
+
+// StepNarrow runs BackwardAddNarrow(z, wb, g, pb0, pb1) and
+// ForwardNarrow(h, wf, x, pf0, pf1) together: the backward product of one
+// block and the forward product of the next, with the same results. The
+// assembly kernels take them in turns over chunks of columns, and the
+// backward product, whose rows of W are in cache, prefetches the rows of
+// the forward product's next chunk: the forward product's reads from
+// memory overlap the backward product's arithmetic. wb and wf (the same
+// Panels, or not) have the padded width of z and x.
+func StepNarrow[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h []T, wf *Panels[T], x *Narrow[T], pf0, pf1 int) {
+	switch {
+	case wb.Cp != wf.Cp || pb0 == pb1 || pf0 == pf1 || wb.Cp == 0 || cpuid.Current() < cpuid.AVX2 || !hasAsm:
+		BackwardAddNarrow(z, wb, g, pb0, pb1)
+		ForwardNarrow(h, wf, x, pf0, pf1)
+	default:
+		checkNarrow("StepNarrow", wb, z.R, z.C, z.Cp, g, pb0, pb1)
+		checkNarrow("StepNarrow", wf, x.R, x.C, x.Cp, h, pf0, pf1)
+		stepNarrowAsm(z, wb, g, pb0, pb1, h, wf, x, pf0, pf1, cpuid.Current())
+	}
+}
+
+// checkNarrow checks the arguments of a small-batch product op: the panels
+// [p0, p1) of w, a Narrow r×c matrix of padded width cp, and a block buf.
+func checkNarrow[T Float](op string, w *Panels[T], r, c, cp int, buf []T, p0, p1 int) {
+	if w.Cp != cp || p0 < 0 || p1 > w.NP || p0 > p1 || len(buf) != BlockLen[T](1, p0, p1) {
+		panic(fmt.Sprintf("kern: %s: W %d×%d (panels [%d, %d)), batch %d×%d, block of %d values",
+			op, w.R, w.C, p0, p1, r, c, len(buf)))
 	}
 }
 

@@ -8,8 +8,8 @@ import (
 	"github.com/drdam/drdam/internal/cpuid"
 )
 
-type fwdnKernel func(a, x, c unsafe.Pointer, k, npanels, xs int)
-type bwdnKernel func(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)
+type fwdnKernel func(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+type bwdnKernel func(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
 
 // narrowSet lists the small-batch kernels of one precision and level: the
 // forward kernels by number of queries (index q−1), the backward kernels
@@ -71,46 +71,85 @@ func narrowKernels[T Float](lv cpuid.Level) *narrowSet {
 	}
 }
 
-// forwardNarrowAsm runs ForwardNarrow: the kernels write each panel's
-// tile query by query (at most len(fwd) queries per call), then the tiles
-// are transposed.
+// forwardNarrowAsm runs ForwardNarrow, in chunks of columns as StepNarrow
+// does, so that the two give the same bits.
 func forwardNarrowAsm[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int, lv cpuid.Level) {
-	l, cp := Lanes[T](), w.Cp
-	esz := int(unsafe.Sizeof(T(0)))
 	ks := narrowKernels[T](lv)
-	for q0 := 0; q0 < x.R; q0 += len(ks.fwd) {
-		nq := min(len(ks.fwd), x.R-q0)
-		ks.fwd[nq-1](unsafe.Pointer(&w.Data[p0*cp*l]), unsafe.Pointer(&x.Data[q0]),
-			unsafe.Pointer(&h[q0*l]), cp, p1-p0, x.W*esz)
+	clear(h)
+	for d0 := 0; d0 < w.Cp; d0 += stepColumns { // as StepNarrow
+		forwardNarrowCols(ks, h, w, x, p0, p1, d0, min(w.Cp, d0+stepColumns))
 	}
 	transposeTiles(h, x.R)
 }
 
-// packPanels is the number of panels whose packed G a backward call takes.
-const packPanels = 16
-
-// backwardNarrowAsm runs BackwardAddNarrow: G is packed for the kernel
-// (into z's scratch, made at the first call) in groups of up to packPanels
-// panels, each group one call over every tile of columns.
-func backwardNarrowAsm[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int, lv cpuid.Level) {
+// forwardNarrowCols adds the sums over the columns [d0, d1) (multiples of
+// 16) to the tiles of h, query by query (at most len(fwd) queries per
+// call), as the kernels write them before transposeTiles.
+func forwardNarrowCols[T Float](ks *narrowSet, h []T, w *Panels[T], x *Narrow[T], p0, p1, d0, d1 int) {
 	l, cp := Lanes[T](), w.Cp
 	esz := int(unsafe.Sizeof(T(0)))
+	for q0 := 0; q0 < x.R; q0 += len(ks.fwd) {
+		nq := min(len(ks.fwd), x.R-q0)
+		ks.fwd[nq-1](unsafe.Pointer(&w.Data[p0*cp*l+d0*l]), unsafe.Pointer(&x.Data[d0*x.W+q0]),
+			unsafe.Pointer(&h[q0*l]), d1-d0, p1-p0, x.W*esz, (cp-(d1-d0))*l*esz)
+	}
+}
+
+// backwardNarrowAsm runs BackwardAddNarrow.
+func backwardNarrowAsm[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int, lv cpuid.Level) {
 	ks := narrowKernels[T](lv)
+	pack := packBlock(ks, z, g, p1-p0)
+	backwardNarrowCols(ks, z, w, pack, p0, p1, 0, w.Cp, 0)
+}
+
+// packBlock packs the np panels of the block g for the backward kernel of
+// z's width, into z's scratch (grown at the first call), and returns it.
+func packBlock[T Float](ks *narrowSet, z *Narrow[T], g []T, np int) []T {
+	n := np * Lanes[T]() * z.W
+	if cap(z.pack) < n {
+		z.pack = make([]T, n)
+	}
+	qv, nh := ks.bwdShape(z.W)
+	packG(z.pack[:n], g, np, z.R, qv, nh, ks.v)
+	return z.pack[:n]
+}
+
+// backwardNarrowCols adds the backward product of the columns [d0, d1)
+// (multiples of the kernels' tile) of the panels [p0, p1) to z, with G
+// packed; the kernels prefetch the lines at distance pfd bytes from those
+// of W they read.
+func backwardNarrowCols[T Float](ks *narrowSet, z *Narrow[T], w *Panels[T], pack []T, p0, p1, d0, d1, pfd int) {
+	l, cp := Lanes[T](), w.Cp
+	esz := int(unsafe.Sizeof(T(0)))
 	lw := 0
 	for 1<<lw < z.W {
 		lw++
 	}
-	k, tile := ks.bwd[lw], ks.tile[lw]
-	qv, nh := ks.bwdShape(z.W)
-	per := l * z.W
-	if cap(z.pack) < packPanels*per {
-		z.pack = make([]T, packPanels*per)
+	ks.bwd[lw](unsafe.Pointer(&w.Data[p0*cp*l+d0*l]), unsafe.Pointer(&pack[0]), unsafe.Pointer(&z.Data[d0*z.W]),
+		p1-p0, cp*l*esz, (d1-d0)/ks.tile[lw], pfd)
+}
+
+// stepColumns is how many columns StepNarrow takes at a time: 64 KiB of a
+// float32 panel.
+const stepColumns = 1024
+
+// stepNarrowAsm runs StepNarrow: for each chunk of stepColumns columns,
+// the backward kernels on the block wb[pb0, pb1), prefetching the next
+// chunk of the block wf[pf0, pf1), then the forward kernels on this chunk
+// of wf, which the previous backward call prefetched.
+func stepNarrowAsm[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h []T, wf *Panels[T], x *Narrow[T], pf0, pf1 int, lv cpuid.Level) {
+	ks := narrowKernels[T](lv)
+	l, cp := Lanes[T](), wb.Cp
+	pack := packBlock(ks, z, g, pb1-pb0)
+	clear(h)
+	for d0 := 0; d0 < cp; d0 += stepColumns {
+		d1 := min(cp, d0+stepColumns)
+		pfd := 0
+		if d1 < cp {
+			pfd = int(uintptr(unsafe.Pointer(&wf.Data[pf0*cp*l+d1*l])) - uintptr(unsafe.Pointer(&wb.Data[pb0*cp*l+d0*l])))
+		}
+		backwardNarrowCols(ks, z, wb, pack, pb0, pb1, d0, d1, pfd)
+		forwardNarrowCols(ks, h, wf, x, pf0, pf1, d0, d1)
 	}
-	buf := z.pack[:packPanels*per]
-	for pa := p0; pa < p1; pa += packPanels {
-		np := min(packPanels, p1-pa)
-		packG(buf[:np*per], g[(pa-p0)*l*l:], np, z.R, qv, nh, ks.v)
-		k(unsafe.Pointer(&w.Data[pa*cp*l]), unsafe.Pointer(&buf[0]), unsafe.Pointer(&z.Data[0]),
-			np, cp*l*esz, cp/tile)
-	}
+	transposeTiles(h, x.R)
 }

@@ -8,8 +8,8 @@ import (
 
 // narrowShapes cover one and several tiles of columns (D up to 130, the
 // AVX-512 backward tile is 16 columns), D not a multiple of 16, ragged
-// panels, and blocks of more than packPanels panels (Y = 600).
-var narrowShapes = []struct{ y, d int }{{1, 1}, {17, 5}, {40, 33}, {100, 130}, {600, 20}}
+// panels, and blocks of many panels (Y = 600).
+var narrowShapes = []struct{ y, d int }{{1, 1}, {17, 5}, {40, 33}, {100, 130}, {600, 20}, {40, 2100}}
 
 // testNarrow checks ForwardNarrow and BackwardAddNarrow for every batch
 // size 1…MaxNarrow against float64 references, with the error bound of
@@ -138,6 +138,45 @@ func TestNarrowMatchesPanels(t *testing.T) {
 			for i := range r1 {
 				if math.Abs(r1[i]-r2[i]) > 1e-5*d*math.Sqrt(y) {
 					t.Fatalf("Z[%d][%d]: BackwardAdd %v, BackwardAddNarrow %v", q, i, r1[i], r2[i])
+				}
+			}
+		}
+	})
+}
+
+// TestStepNarrow: StepNarrow gives the bits of BackwardAddNarrow and
+// ForwardNarrow, for blocks of the same projection (the engine's case) and
+// of two, with D over several chunks of columns (stepColumns) and not.
+func TestStepNarrow(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		for _, d := range []int{40, 2500} {
+			for b := 1; b <= MaxNarrow[float32](); b++ {
+				w := NewPanels[float32](100, d)
+				w.SetRows(0, randRows(7, 100, d), 1)
+				w2 := NewPanels[float32](40, d)
+				w2.SetRows(0, randRows(8, 40, d), 1)
+				x := NewNarrow[float32](b, d)
+				x.SetRows(0, randRows(9, b, d), 1)
+				g := make([]float32, BlockLen[float32](1, 0, 3))
+				fill(g, 3)
+				for _, wf := range []*Panels[float32]{w, w2} {
+					z1, z2 := NewNarrow[float32](b, d), NewNarrow[float32](b, d)
+					fill(z1.Data[:d*z1.W], 4)
+					copy(z2.Data, z1.Data)
+					h1, h2 := make([]float32, BlockLen[float32](1, 3, 5)), make([]float32, BlockLen[float32](1, 3, 5))
+					BackwardAddNarrow(z1, w, g, 0, 3)
+					ForwardNarrow(h1, wf, x, 0, 2)
+					StepNarrow(z2, w, g, 0, 3, h2[:BlockLen[float32](1, 0, 2)], wf, x, 0, 2)
+					for i := range z1.Data {
+						if z1.Data[i] != z2.Data[i] {
+							t.Fatalf("D%d B%d: Z[%d] = %v, want %v", d, b, i, z2.Data[i], z1.Data[i])
+						}
+					}
+					for i := range BlockLen[float32](1, 0, 2) {
+						if h1[i] != h2[i] {
+							t.Fatalf("D%d B%d: h[%d] = %v, want %v", d, b, i, h2[i], h1[i])
+						}
+					}
 				}
 			}
 		}

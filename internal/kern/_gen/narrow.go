@@ -46,9 +46,9 @@ func (k nkernel) name() string {
 
 func (k nkernel) decl() string {
 	if k.dir == "fwdn" {
-		return fmt.Sprintf("func %s(a, x, c unsafe.Pointer, k, npanels, xs int)", k.name())
+		return fmt.Sprintf("func %s(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)", k.name())
 	}
-	return fmt.Sprintf("func %s(a, gw, z unsafe.Pointer, npanels, pstride, ntiles int)", k.name())
+	return fmt.Sprintf("func %s(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)", k.name())
 }
 
 // isaRegs returns the vector size in bytes, the register count and the
@@ -115,8 +115,8 @@ func genFwdN(k nkernel) {
 	acc := func(set, qq, h int) string { return reg(accBase + (set*q+qq)*halves + h) }
 	mov := "VMOVUP" + pr.suf[1:]
 	emit("// %s", k.decl())
-	emit("TEXT ·%s(SB), NOSPLIT, $0-48", k.name())
-	emit("\tMOVQ a+0(FP), AX\n\tMOVQ x+8(FP), R8\n\tMOVQ c+16(FP), CX\n\tMOVQ k+24(FP), DX\n\tMOVQ npanels+32(FP), R9\n\tMOVQ xs+40(FP), R10")
+	emit("TEXT ·%s(SB), NOSPLIT, $0-56", k.name())
+	emit("\tMOVQ a+0(FP), AX\n\tMOVQ x+8(FP), R8\n\tMOVQ c+16(FP), CX\n\tMOVQ k+24(FP), DX\n\tMOVQ npanels+32(FP), R9\n\tMOVQ xs+40(FP), R10\n\tMOVQ pskip+48(FP), R12")
 	emit("\tSHRQ $4, DX")
 	emit("panel:")
 	for set := range s {
@@ -166,10 +166,11 @@ func genFwdN(k nkernel) {
 	}
 	for qq := range q {
 		for h := range halves {
-			emit("\t%s %s, %d(CX)", mov, acc(0, qq, h), 64*qq+h*vb)
+			a, off := acc(0, qq, h), 64*qq+h*vb
+			emit("\tVADD%s %d(CX), %s, %s\n\t%s %s, %d(CX)", pr.suf, off, a, a, mov, a, off)
 		}
 	}
-	emit("\tADDQ $%d, CX\n\tDECQ R9\n\tJNZ panel", 64*pr.p)
+	emit("\tADDQ R12, AX\n\tADDQ $%d, CX\n\tDECQ R9\n\tJNZ panel", 64*pr.p)
 	emit("\tVZEROUPPER\n\tRET\n")
 }
 
@@ -344,8 +345,8 @@ func genBwdN(k nkernel) {
 	}
 	mov := "VMOVUP" + pr.suf[1:]
 	emit("// %s", k.decl())
-	emit("TEXT ·%s(SB), NOSPLIT, $0-48", k.name())
-	emit("\tMOVQ a+0(FP), AX\n\tMOVQ gw+8(FP), BX\n\tMOVQ z+16(FP), CX\n\tMOVQ npanels+24(FP), DX\n\tMOVQ pstride+32(FP), R9\n\tMOVQ ntiles+40(FP), R10")
+	emit("TEXT ·%s(SB), NOSPLIT, $0-56", k.name())
+	emit("\tMOVQ a+0(FP), AX\n\tMOVQ gw+8(FP), BX\n\tMOVQ z+16(FP), CX\n\tMOVQ npanels+24(FP), DX\n\tMOVQ pstride+32(FP), R9\n\tMOVQ ntiles+40(FP), R10\n\tMOVQ pfd+48(FP), SI")
 	permImm := 0
 	if perm != nil {
 		if !zmm && pr.esz == 8 {
@@ -371,6 +372,7 @@ func genBwdN(k nkernel) {
 			emit("\t%s %d(R12), %s", mov, c*vb, reg(gReg+c))
 		}
 	}
+	emitPrefetch(tile)
 	for i := range tile {
 		for c := range nch {
 			off := 64*i + c*bb
@@ -431,5 +433,14 @@ func genNarrow(decl *strings.Builder) {
 			genBwdN(k)
 		}
 		fmt.Fprintf(decl, "\n//go:noescape\n%s\n", k.decl())
+	}
+}
+
+// emitPrefetch writes the prefetches of a backward kernel's panel step:
+// the lines at distance pfd (SI) from the tile's columns (R11), which
+// StepNarrow points at the forward product's next columns.
+func emitPrefetch(tile int) {
+	for i := range tile {
+		emit("\tPREFETCHT0 %d(R11)(SI*1)", 64*i)
 	}
 }

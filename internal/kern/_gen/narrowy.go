@@ -69,8 +69,8 @@ func genBwdY(k nkernel) {
 	}
 	mov := "VMOVUP" + pr.suf[1:]
 	emit("// %s", k.decl())
-	emit("TEXT ·%s(SB), NOSPLIT, $0-48", k.name())
-	emit("\tMOVQ a+0(FP), AX\n\tMOVQ gw+8(FP), BX\n\tMOVQ z+16(FP), CX\n\tMOVQ npanels+24(FP), DX\n\tMOVQ pstride+32(FP), R9\n\tMOVQ ntiles+40(FP), R10")
+	emit("TEXT ·%s(SB), NOSPLIT, $0-56", k.name())
+	emit("\tMOVQ a+0(FP), AX\n\tMOVQ gw+8(FP), BX\n\tMOVQ z+16(FP), CX\n\tMOVQ npanels+24(FP), DX\n\tMOVQ pstride+32(FP), R9\n\tMOVQ ntiles+40(FP), R10\n\tMOVQ pfd+48(FP), SI")
 	switch {
 	case nh == 2:
 		emit("\t%s %s(SB), %s", mov, sym, z(idx))
@@ -91,6 +91,7 @@ func genBwdY(k nkernel) {
 			emit("\t%s %d(R12), %s", mov, (c*nh+h)*vb, y(gReg(c, h)))
 		}
 	}
+	emitPrefetch(tile)
 	for i := range tile {
 		for c := range nch {
 			off := 64*i + c*bb
