@@ -262,7 +262,7 @@ func (ev *eval[T]) elementwise(g *group[T], h []T, lo, n int) {
 				case !ev.withGrad:
 				case ev.nsrc != nil:
 					if j < ev.b {
-						rescaleNarrow(&g.zn, j, T(sc))
+						g.zn.ScaleRow(j, T(sc))
 					}
 				default:
 					rescaleLane(&g.z, qp, j, T(sc))
@@ -285,13 +285,6 @@ func rescaleLane[T kern.Float](z *kern.Panels[T], qp, j int, s T) {
 	base := qp*z.Cp*l + j
 	for d := range z.Cp {
 		z.Data[base+d*l] *= s
-	}
-}
-
-// rescaleNarrow multiplies row j of z by s.
-func rescaleNarrow[T kern.Float](z *kern.Narrow[T], j int, s T) {
-	for d := range z.Cp {
-		z.Data[d*z.W+j] *= s
 	}
 }
 
@@ -340,9 +333,7 @@ func (ev *eval[T]) combine(z []float64) {
 			}
 			zr := z[q*d : (q+1)*d]
 			if ev.nsrc != nil {
-				for c := range zr {
-					zr[c] += sc * float64(g.zn.Data[c*g.zn.W+q])
-				}
+				g.zn.AddRow(zr, q, sc)
 				continue
 			}
 			base := (q/l)*cp*l + q%l

@@ -79,16 +79,28 @@ func fwdn32x512q7(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn32x512q8(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn32x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn32x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn32x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn32x512w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+
+//go:noescape
+func bwdn32x512q5(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+
+//go:noescape
+func bwdn32x512q6(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+
+//go:noescape
+func bwdn32x512q7(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+
+//go:noescape
+func bwdn32x512q8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
 func fwdn64x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
@@ -103,13 +115,16 @@ func fwdn64x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn64x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn64x512w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn64x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn64x512w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn64x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn64x512w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn64x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+
+//go:noescape
+func bwdn64x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
 func fwdn32x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
@@ -124,16 +139,16 @@ func fwdn32x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn32x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn32x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn32x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn32x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn32x256w8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn32x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
 func fwdn64x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
@@ -148,10 +163,13 @@ func fwdn64x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn64x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn64x256w1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn64x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn64x256w2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn64x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
 
 //go:noescape
-func bwdn64x256w4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, pfd int)
+func bwdn64x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+
+//go:noescape
+func bwdn64x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)

@@ -12,34 +12,21 @@ import (
 // BackwardAdd are at least half full and those products are as fast.
 func MaxNarrow[T Float]() int { return Lanes[T]() / 2 }
 
-// NarrowWidth returns the width W of a Narrow matrix of b rows: b rounded
-// up to a power of two.
-func NarrowWidth(b int) int {
-	w := 1
-	for w < b {
-		w *= 2
-	}
-	return w
-}
-
-// Narrow is an R×C matrix of a few rows (1 ≤ R ≤ MaxNarrow) stored column
-// by column, the R values of a column adjacent:
+// Narrow is an R×C matrix of a few rows (1 ≤ R ≤ MaxNarrow) stored in
+// tiles of L columns, each holding its R rows one after the other:
 //
-//	data[d·W + r] = M[r][d],   W = NarrowWidth(R),
+//	data[(d/L)·L·R + r·L + d mod L] = M[r][d],
 //
-// with C padded to Cp, a multiple of 16, and the missing rows and columns
-// zero. It holds a small batch of queries X, or the gradient accumulator Z,
-// of the small-batch products, without the L − R padding lanes of a query
-// panel: the forward kernels broadcast the values of a column of X, and a
-// vector of Z holds L/W whole columns. The zero value is an empty matrix;
-// use Resize or NewNarrow.
+// with C padded to Cp, a multiple of 16, and the missing columns zero. It
+// holds a small batch of queries X, or the gradient accumulator Z, of the
+// small-batch products, without the L − R padding lanes of a query panel:
+// the forward kernels broadcast single values of X, and a vector of Z holds
+// L consecutive columns of one row. The zero value is an empty matrix; use
+// Resize or NewNarrow.
 type Narrow[T Float] struct {
 	R, C int // logical rows and columns
 	Cp   int // padded columns, a multiple of 16
-	W    int // row stride of a column: NarrowWidth(R)
-	Data []T // Cp·W values
-
-	pack []T // BackwardAddNarrow's scratch: G packed for the kernels
+	Data []T // Cp·R values
 }
 
 // NewNarrow returns a zero R×C Narrow matrix.
@@ -55,29 +42,34 @@ func (n *Narrow[T]) Resize(r, c int) {
 	if r < 1 || r > MaxNarrow[T]() || c < 0 {
 		panic(fmt.Sprintf("kern: Narrow of %d×%d (at most %d rows)", r, c, MaxNarrow[T]()))
 	}
-	w, cp := NarrowWidth(r), PadD(c)
-	if cap(n.Data) < cp*w {
-		n.Data = make([]T, cp*w)
+	cp := PadD(c)
+	if cap(n.Data) < cp*r {
+		n.Data = make([]T, cp*r)
 	} else {
-		n.Data = n.Data[:cp*w]
+		n.Data = n.Data[:cp*r]
 		clear(n.Data)
 	}
-	n.R, n.C, n.Cp, n.W = r, c, cp, w
+	n.R, n.C, n.Cp = r, c, cp
+}
+
+// index returns the position of M[r][d] in Data.
+func (n *Narrow[T]) index(r, d int) int {
+	l := Lanes[T]()
+	return (d/l)*l*n.R + r*l + d%l
 }
 
 // SetRows copies the rows [r0, r0+k) from the row-major k×C matrix src,
 // scaled by s, converting to T.
 func (n *Narrow[T]) SetRows(r0 int, src []float64, s float64) {
+	if n.C == 0 && len(src) == 0 {
+		return
+	}
 	if n.C == 0 || len(src)%n.C != 0 || r0 < 0 || r0+len(src)/n.C > n.R {
-		if n.C == 0 && len(src) == 0 {
-			return
-		}
 		panic(fmt.Sprintf("kern: SetRows(%d, %d values) into Narrow %d×%d", r0, len(src), n.R, n.C))
 	}
 	for k := range len(src) / n.C {
-		row := src[k*n.C : (k+1)*n.C]
-		for c, v := range row {
-			n.Data[c*n.W+r0+k] = T(s * v)
+		for d, v := range src[k*n.C : (k+1)*n.C] {
+			n.Data[n.index(r0+k, d)] = T(s * v)
 		}
 	}
 }
@@ -85,8 +77,23 @@ func (n *Narrow[T]) SetRows(r0 int, src []float64, s float64) {
 // Row writes row r, converted to float64 and scaled by s, into dst
 // (length C).
 func (n *Narrow[T]) Row(dst []float64, r int, s float64) {
-	for c := range dst[:n.C] {
-		dst[c] = s * float64(n.Data[c*n.W+r])
+	for d := range dst[:n.C] {
+		dst[d] = s * float64(n.Data[n.index(r, d)])
+	}
+}
+
+// AddRow adds row r, converted to float64 and scaled by s, to dst (length
+// C).
+func (n *Narrow[T]) AddRow(dst []float64, r int, s float64) {
+	for d := range dst[:n.C] {
+		dst[d] += s * float64(n.Data[n.index(r, d)])
+	}
+}
+
+// ScaleRow multiplies row r by s.
+func (n *Narrow[T]) ScaleRow(r int, s T) {
+	for d := range n.Cp {
+		n.Data[n.index(r, d)] *= s
 	}
 }
 
@@ -98,7 +105,9 @@ func (n *Narrow[T]) Row(dst []float64, r int, s float64) {
 // The projections are in the lanes: for each column d, one vector holds
 // the L rows of a panel and each query's X[l][d] is broadcast, so that
 // every multiply-add is useful (Forward spends L − x.R of every L lanes on
-// padding queries).
+// padding queries). Each H[r][l] is the chain of multiply-adds, in the
+// order of d, that Forward computes in its lane, so the results are bit for
+// bit those of Forward at the same kernel level.
 func ForwardNarrow[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int) {
 	checkNarrow("ForwardNarrow", w, x.R, x.C, x.Cp, h, p0, p1)
 	switch {
@@ -117,10 +126,12 @@ func ForwardNarrow[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int) {
 // of w and the block g in the layout of ForwardNarrow's h. z and w have the
 // same padded width.
 //
-// Each vector holds z.W queries × L/z.W partial sums over the rows of a
-// panel (a few rows of W[·][d] broadcast to every query's lanes); the
-// partial sums of L/z.W adjacent columns are added in a tree of shuffles
-// into one vector of Z.
+// The columns of W are in the lanes: the kernels transpose tiles of W in
+// registers into vectors of one row over several columns and add each
+// row's vector times the broadcast G[r][l] to query l's accumulator, so
+// that each Z[l][d] receives the chain of multiply-adds, in the order of
+// the rows, that BackwardAdd computes in its lane: the results are bit for
+// bit those of BackwardAdd at the same kernel level.
 func BackwardAddNarrow[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int) {
 	checkNarrow("BackwardAddNarrow", w, z.R, z.C, z.Cp, g, p0, p1)
 	switch {
@@ -162,7 +173,8 @@ func checkNarrow[T Float](op string, w *Panels[T], r, c, cp int, buf []T, p0, p1
 }
 
 // forwardNarrowGo is the portable ForwardNarrow: per panel, each query's
-// column of L sums over d, then transposed into the panel's L×L tile.
+// column of L sums over d, then transposed into the panel's L×L tile. The
+// sums are those of forwardGo, term by term in the same order.
 func forwardNarrowGo[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int) {
 	l, cp := Lanes[T](), w.Cp
 	var acc [8 * 16]T // acc[q·L + r]
@@ -172,10 +184,11 @@ func forwardNarrowGo[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int) {
 		clear(a)
 		for d := range cp {
 			wd := ws[d*l : (d+1)*l]
-			for q, xv := range x.Data[d*x.W : d*x.W+x.R] {
+			for q := range x.R {
+				xv := x.Data[x.index(q, d)]
 				aq := a[q*l : (q+1)*l]
 				for r, wv := range wd {
-					aq[r] += wv * xv
+					aq[r] += T(wv * xv)
 				}
 			}
 		}
@@ -189,22 +202,21 @@ func forwardNarrowGo[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int) {
 	}
 }
 
-// backwardNarrowGo is the portable BackwardAddNarrow: per panel and column,
-// one dot product over the panel's rows per query.
+// backwardNarrowGo is the portable BackwardAddNarrow, term by term in the
+// order of backwardGo (which skips the zeros of W).
 func backwardNarrowGo[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int) {
 	l, cp := Lanes[T](), w.Cp
 	for p := p0; p < p1; p++ {
 		ws := w.Data[p*cp*l : (p+1)*cp*l]
 		gp := g[(p-p0)*l*l : (p-p0+1)*l*l]
 		for d := range cp {
-			wd := ws[d*l : (d+1)*l]
-			zd := z.Data[d*z.W : d*z.W+z.R]
-			for q := range zd {
-				var s T
-				for r, wv := range wd {
-					s += wv * gp[r*l+q]
+			for r, wv := range ws[d*l : (d+1)*l] {
+				if wv == 0 {
+					continue
 				}
-				zd[q] += s
+				for q := range z.R {
+					z.Data[z.index(q, d)] += T(wv * gp[r*l+q])
+				}
 			}
 		}
 	}
@@ -225,36 +237,6 @@ func transposeTiles[T Float](h []T, b int) {
 				row[q] = t[q*l+r]
 			}
 			clear(row[b:])
-		}
-	}
-}
-
-// packG writes the gradient weights of np panels of the block g (layout of
-// ForwardNarrow's h) for the backward kernels with v lanes per vector, qv
-// queries per vector and nh vectors per chunk of rr = v/qv rows: per
-// panel, for each chunk c and h < nh, lane k·rr + j of the vector holding
-// G[c·rr + j][h·qv + k] for the queries h·qv + k < b, zero beyond.
-func packG[T Float](dst, g []T, np, b, qv, nh, v int) {
-	l := Lanes[T]()
-	rr := v / qv
-	per := l / rr * nh * v
-	for p := range np {
-		gp := g[p*l*l : (p+1)*l*l]
-		out := dst[p*per : (p+1)*per]
-		for c := range l / rr {
-			for h := range nh {
-				vec := out[(c*nh+h)*v : (c*nh+h+1)*v]
-				for k := range qv {
-					q := h*qv + k
-					for j := range rr {
-						if q < b {
-							vec[k*rr+j] = gp[(c*rr+j)*l+q]
-						} else {
-							vec[k*rr+j] = 0
-						}
-					}
-				}
-			}
 		}
 	}
 }
