@@ -79,28 +79,28 @@ func fwdn32x512q7(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn32x512q8(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn32x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x512q5(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q5(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x512q6(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q6(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x512q7(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q7(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x512q8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x512q8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
 func fwdn64x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
@@ -115,16 +115,16 @@ func fwdn64x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn64x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn64x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn64x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn64x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn64x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
 func fwdn32x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
@@ -139,16 +139,16 @@ func fwdn32x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn32x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn32x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn32x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn32x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
 func fwdn64x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
@@ -163,13 +163,13 @@ func fwdn64x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 func fwdn64x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
 
 //go:noescape
-func bwdn64x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn64x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn64x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
-func bwdn64x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+func bwdn64x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)

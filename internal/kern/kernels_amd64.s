@@ -4156,8 +4156,8 @@ loop:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q1(SB), NOSPLIT, $0-64
+// func bwdn32x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -4165,29 +4165,12 @@ TEXT ·bwdn32x512q1(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	MOVQ AX, R11
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -4296,8 +4279,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q2(SB), NOSPLIT, $0-64
+// func bwdn32x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -4305,7 +4288,6 @@ TEXT ·bwdn32x512q2(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	VMOVUPS 64(CX), Z18
@@ -4313,22 +4295,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -4454,8 +4420,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q3(SB), NOSPLIT, $0-64
+// func bwdn32x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -4463,7 +4429,6 @@ TEXT ·bwdn32x512q3(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	VMOVUPS 64(CX), Z18
@@ -4472,22 +4437,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -4630,8 +4579,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q4(SB), NOSPLIT, $0-64
+// func bwdn32x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -4639,7 +4588,6 @@ TEXT ·bwdn32x512q4(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	VMOVUPS 64(CX), Z18
@@ -4649,22 +4597,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -4824,8 +4756,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q5(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q5(SB), NOSPLIT, $0-64
+// func bwdn32x512q5(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q5(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -4833,7 +4765,6 @@ TEXT ·bwdn32x512q5(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	VMOVUPS 64(CX), Z18
@@ -4844,22 +4775,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -5036,8 +4951,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q6(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q6(SB), NOSPLIT, $0-64
+// func bwdn32x512q6(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q6(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -5045,7 +4960,6 @@ TEXT ·bwdn32x512q6(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	VMOVUPS 64(CX), Z18
@@ -5057,22 +4971,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -5266,8 +5164,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q7(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q7(SB), NOSPLIT, $0-64
+// func bwdn32x512q7(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q7(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -5275,7 +5173,6 @@ TEXT ·bwdn32x512q7(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	VMOVUPS 64(CX), Z18
@@ -5288,22 +5185,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -5514,8 +5395,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn32x512q8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x512q8(SB), NOSPLIT, $0-64
+// func bwdn32x512q8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x512q8(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -5523,7 +5404,6 @@ TEXT ·bwdn32x512q8(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Z17
 	VMOVUPS 64(CX), Z18
@@ -5537,22 +5417,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Z0
 	VMOVUPS 64(R11), Z1
 	VMOVUPS 128(R11), Z2
@@ -6128,8 +5992,8 @@ loop:
 	VZEROUPPER
 	RET
 
-// func bwdn64x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x512q1(SB), NOSPLIT, $0-64
+// func bwdn64x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x512q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -6137,21 +6001,12 @@ TEXT ·bwdn64x512q1(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Z9
 	MOVQ AX, R11
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Z0
 	VMOVUPD 64(R11), Z1
 	VMOVUPD 128(R11), Z2
@@ -6204,8 +6059,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn64x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x512q2(SB), NOSPLIT, $0-64
+// func bwdn64x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x512q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -6213,7 +6068,6 @@ TEXT ·bwdn64x512q2(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Z9
 	VMOVUPD 64(CX), Z10
@@ -6221,14 +6075,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Z0
 	VMOVUPD 64(R11), Z1
 	VMOVUPD 128(R11), Z2
@@ -6290,8 +6136,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn64x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x512q3(SB), NOSPLIT, $0-64
+// func bwdn64x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x512q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -6299,7 +6145,6 @@ TEXT ·bwdn64x512q3(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Z9
 	VMOVUPD 64(CX), Z10
@@ -6308,14 +6153,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Z0
 	VMOVUPD 64(R11), Z1
 	VMOVUPD 128(R11), Z2
@@ -6386,8 +6223,8 @@ panel0:
 	VZEROUPPER
 	RET
 
-// func bwdn64x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x512q4(SB), NOSPLIT, $0-64
+// func bwdn64x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x512q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -6395,7 +6232,6 @@ TEXT ·bwdn64x512q4(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Z9
 	VMOVUPD 64(CX), Z10
@@ -6405,14 +6241,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Z0
 	VMOVUPD 64(R11), Z1
 	VMOVUPD 128(R11), Z2
@@ -7240,8 +7068,8 @@ loop:
 	VZEROUPPER
 	RET
 
-// func bwdn32x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x256q1(SB), NOSPLIT, $0-64
+// func bwdn32x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x256q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -7249,29 +7077,12 @@ TEXT ·bwdn32x256q1(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Y11
 	MOVQ AX, R11
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Y0
 	VMOVUPS 64(R11), Y1
 	VMOVUPS 128(R11), Y2
@@ -7486,8 +7297,8 @@ panel1:
 	VZEROUPPER
 	RET
 
-// func bwdn32x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x256q2(SB), NOSPLIT, $0-64
+// func bwdn32x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x256q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -7495,7 +7306,6 @@ TEXT ·bwdn32x256q2(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Y11
 	VMOVUPS 64(CX), Y12
@@ -7503,22 +7313,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Y0
 	VMOVUPS 64(R11), Y1
 	VMOVUPS 128(R11), Y2
@@ -7800,8 +7594,8 @@ panel1:
 	VZEROUPPER
 	RET
 
-// func bwdn32x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x256q3(SB), NOSPLIT, $0-64
+// func bwdn32x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x256q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -7809,7 +7603,6 @@ TEXT ·bwdn32x256q3(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Y11
 	VMOVUPS 64(CX), Y12
@@ -7818,22 +7611,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Y0
 	VMOVUPS 64(R11), Y1
 	VMOVUPS 128(R11), Y2
@@ -8182,8 +7959,8 @@ panel1:
 	VZEROUPPER
 	RET
 
-// func bwdn32x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn32x256q4(SB), NOSPLIT, $0-64
+// func bwdn32x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn32x256q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -8191,7 +7968,6 @@ TEXT ·bwdn32x256q4(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPS 0(CX), Y11
 	VMOVUPS 64(CX), Y12
@@ -8201,22 +7977,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
-	PREFETCHT0 512(R11)(SI*1)
-	PREFETCHT0 576(R11)(SI*1)
-	PREFETCHT0 640(R11)(SI*1)
-	PREFETCHT0 704(R11)(SI*1)
-	PREFETCHT0 768(R11)(SI*1)
-	PREFETCHT0 832(R11)(SI*1)
-	PREFETCHT0 896(R11)(SI*1)
-	PREFETCHT0 960(R11)(SI*1)
 	VMOVUPS 0(R11), Y0
 	VMOVUPS 64(R11), Y1
 	VMOVUPS 128(R11), Y2
@@ -9384,8 +9144,8 @@ loop:
 	VZEROUPPER
 	RET
 
-// func bwdn64x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x256q1(SB), NOSPLIT, $0-64
+// func bwdn64x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x256q1(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -9393,21 +9153,12 @@ TEXT ·bwdn64x256q1(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Y7
 	MOVQ AX, R11
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Y0
 	VMOVUPD 64(R11), Y1
 	VMOVUPD 128(R11), Y2
@@ -9510,8 +9261,8 @@ panel1:
 	VZEROUPPER
 	RET
 
-// func bwdn64x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x256q2(SB), NOSPLIT, $0-64
+// func bwdn64x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x256q2(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -9519,7 +9270,6 @@ TEXT ·bwdn64x256q2(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Y7
 	VMOVUPD 64(CX), Y8
@@ -9527,14 +9277,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Y0
 	VMOVUPD 64(R11), Y1
 	VMOVUPD 128(R11), Y2
@@ -9672,8 +9414,8 @@ panel1:
 	VZEROUPPER
 	RET
 
-// func bwdn64x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x256q3(SB), NOSPLIT, $0-64
+// func bwdn64x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x256q3(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -9681,7 +9423,6 @@ TEXT ·bwdn64x256q3(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Y7
 	VMOVUPD 64(CX), Y8
@@ -9690,14 +9431,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Y0
 	VMOVUPD 64(R11), Y1
 	VMOVUPD 128(R11), Y2
@@ -9870,8 +9603,8 @@ panel1:
 	VZEROUPPER
 	RET
 
-// func bwdn64x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
-TEXT ·bwdn64x256q4(SB), NOSPLIT, $0-64
+// func bwdn64x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+TEXT ·bwdn64x256q4(SB), NOSPLIT, $0-56
 	MOVQ a+0(FP), AX
 	MOVQ gw+8(FP), BX
 	MOVQ z+16(FP), CX
@@ -9879,7 +9612,6 @@ TEXT ·bwdn64x256q4(SB), NOSPLIT, $0-64
 	MOVQ pstride+32(FP), R9
 	MOVQ ntiles+40(FP), R10
 	MOVQ zs+48(FP), R8
-	MOVQ pfd+56(FP), SI
 tile:
 	VMOVUPD 0(CX), Y7
 	VMOVUPD 64(CX), Y8
@@ -9889,14 +9621,6 @@ tile:
 	MOVQ BX, R12
 	MOVQ DX, R13
 panel0:
-	PREFETCHT0 0(R11)(SI*1)
-	PREFETCHT0 64(R11)(SI*1)
-	PREFETCHT0 128(R11)(SI*1)
-	PREFETCHT0 192(R11)(SI*1)
-	PREFETCHT0 256(R11)(SI*1)
-	PREFETCHT0 320(R11)(SI*1)
-	PREFETCHT0 384(R11)(SI*1)
-	PREFETCHT0 448(R11)(SI*1)
 	VMOVUPD 0(R11), Y0
 	VMOVUPD 64(R11), Y1
 	VMOVUPD 128(R11), Y2

@@ -143,26 +143,6 @@ func BackwardAddNarrow[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int) {
 	}
 }
 
-// StepNarrow runs BackwardAddNarrow(z, wb, g, pb0, pb1) and
-// ForwardNarrow(h, wf, x, pf0, pf1) together: the backward product of one
-// block and the forward product of the next, with the same results. The
-// assembly kernels take them in turns over chunks of columns, and the
-// backward product, whose rows of W are in cache, prefetches the rows of
-// the forward product's next chunk: the forward product's reads from
-// memory overlap the backward product's arithmetic. wb and wf (the same
-// Panels, or not) have the padded width of z and x.
-func StepNarrow[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h []T, wf *Panels[T], x *Narrow[T], pf0, pf1 int) {
-	switch {
-	case wb.Cp != wf.Cp || pb0 == pb1 || pf0 == pf1 || wb.Cp == 0 || cpuid.Current() < cpuid.AVX2 || !hasAsm:
-		BackwardAddNarrow(z, wb, g, pb0, pb1)
-		ForwardNarrow(h, wf, x, pf0, pf1)
-	default:
-		checkNarrow("StepNarrow", wb, z.R, z.C, z.Cp, g, pb0, pb1)
-		checkNarrow("StepNarrow", wf, x.R, x.C, x.Cp, h, pf0, pf1)
-		stepNarrowAsm(z, wb, g, pb0, pb1, h, wf, x, pf0, pf1, cpuid.Current())
-	}
-}
-
 // checkNarrow checks the arguments of a small-batch product op: the panels
 // [p0, p1) of w, a Narrow r×c matrix of padded width cp, and a block buf.
 func checkNarrow[T Float](op string, w *Panels[T], r, c, cp int, buf []T, p0, p1 int) {

@@ -9,7 +9,7 @@ import (
 )
 
 type fwdnKernel func(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
-type bwdnKernel func(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)
+type bwdnKernel func(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 // narrowSet lists the small-batch kernels of one precision and level, by
 // number of queries (index q−1; AVX2: at most 4 per call).
@@ -51,18 +51,10 @@ func narrowKernels[T Float](lv cpuid.Level) *narrowSet {
 	}
 }
 
-// stepColumns is how many columns ForwardNarrow and StepNarrow take at a
-// time: 64 KiB of a float32 panel.
-const stepColumns = 1024
-
-// forwardNarrowAsm runs ForwardNarrow, in chunks of columns as StepNarrow
-// does (which does not change the sums: the kernels continue them).
+// forwardNarrowAsm runs ForwardNarrow.
 func forwardNarrowAsm[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int, lv cpuid.Level) {
-	ks := narrowKernels[T](lv)
 	clear(h)
-	for d0 := 0; d0 < w.Cp; d0 += stepColumns {
-		forwardNarrowCols(ks, h, w, x, p0, p1, d0, min(w.Cp, d0+stepColumns))
-	}
+	forwardNarrowCols(narrowKernels[T](lv), h, w, x, p0, p1, 0, w.Cp)
 	transposeTiles(h, x.R)
 }
 
@@ -81,39 +73,18 @@ func forwardNarrowCols[T Float](ks *narrowSet, h []T, w *Panels[T], x *Narrow[T]
 
 // backwardNarrowAsm runs BackwardAddNarrow.
 func backwardNarrowAsm[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int, lv cpuid.Level) {
-	backwardNarrowCols(narrowKernels[T](lv), z, w, g, p0, p1, 0, w.Cp, 0)
+	backwardNarrowCols(narrowKernels[T](lv), z, w, g, p0, p1, 0, w.Cp)
 }
 
 // backwardNarrowCols adds the backward product of the columns [d0, d1)
 // (multiples of 16) of the panels [p0, p1) to z, query by query (at most
-// len(bwd) per call); the kernels prefetch the lines at distance pfd bytes
-// from those of W they read.
-func backwardNarrowCols[T Float](ks *narrowSet, z *Narrow[T], w *Panels[T], g []T, p0, p1, d0, d1, pfd int) {
+// len(bwd) per call).
+func backwardNarrowCols[T Float](ks *narrowSet, z *Narrow[T], w *Panels[T], g []T, p0, p1, d0, d1 int) {
 	l, cp := Lanes[T](), w.Cp
 	esz := int(unsafe.Sizeof(T(0)))
 	for q0 := 0; q0 < z.R; q0 += len(ks.bwd) {
 		nq := min(len(ks.bwd), z.R-q0)
 		ks.bwd[nq-1](unsafe.Pointer(&w.Data[p0*cp*l+d0*l]), unsafe.Pointer(&g[q0]), unsafe.Pointer(&z.Data[z.index(q0, d0)]),
-			p1-p0, cp*l*esz, (d1-d0)/l, l*z.R*esz, pfd)
+			p1-p0, cp*l*esz, (d1-d0)/l, l*z.R*esz)
 	}
-}
-
-// stepNarrowAsm runs StepNarrow: for each chunk of stepColumns columns,
-// the backward kernels on the block wb[pb0, pb1), prefetching the next
-// chunk of the block wf[pf0, pf1), then the forward kernels on this chunk
-// of wf, which the previous backward call prefetched.
-func stepNarrowAsm[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h []T, wf *Panels[T], x *Narrow[T], pf0, pf1 int, lv cpuid.Level) {
-	ks := narrowKernels[T](lv)
-	l, cp := Lanes[T](), wb.Cp
-	clear(h)
-	for d0 := 0; d0 < cp; d0 += stepColumns {
-		d1 := min(cp, d0+stepColumns)
-		pfd := 0
-		if d1 < cp {
-			pfd = int(uintptr(unsafe.Pointer(&wf.Data[pf0*cp*l+d1*l])) - uintptr(unsafe.Pointer(&wb.Data[pb0*cp*l+d0*l])))
-		}
-		backwardNarrowCols(ks, z, wb, g, pb0, pb1, d0, d1, pfd)
-		forwardNarrowCols(ks, h, wf, x, pf0, pf1, d0, d1)
-	}
-	transposeTiles(h, x.R)
 }

@@ -15,10 +15,12 @@ var smallW *Panels[float32]
 // BenchmarkSmallBatch times both products of one energy-and-gradient step
 // at config c's shape for B = 1, 2, 4 and 8 queries, as the engine runs
 // them: block by block (BlockPanels) in Groups jobs on every core, the
-// backward product of a block right after its forward one. "narrow" is
-// ForwardNarrow and BackwardAddNarrow, "panels" Forward and BackwardAdd on
-// a query panel padded to 16 lanes. It reports the bandwidth of the single
-// pass over W that the step needs (GB/s).
+// backward product of a block right after its forward one, while the
+// block is in cache. "narrow" is ForwardNarrow and BackwardAddNarrow,
+// "panels" Forward and BackwardAdd on a query panel padded to 16 lanes. It reports the bandwidth of the single
+// pass over W that the step needs (GB/s). The memory traffic of W makes it
+// sensitive to other work on the machine; compare the minimum of several
+// runs.
 func BenchmarkSmallBatch(b *testing.B) {
 	const d, y = 12288, 20000
 	for _, nb := range []int{1, 2, 4, 8} {
@@ -30,7 +32,7 @@ func BenchmarkSmallBatch(b *testing.B) {
 						fill(smallW.Data, 1)
 					}
 					defer cpuid.Set(cpuid.Set(lv))
-					s := newStep(smallW, nb, path == "narrow")
+					s := newStep(smallW, nb, path)
 					for b.Loop() {
 						s.task.Run(len(s.h))
 					}
@@ -49,14 +51,15 @@ type step struct {
 	task par.Task
 }
 
-func newStep(w *Panels[float32], nb int, narrow bool) *step {
+func newStep(w *Panels[float32], nb int, path string) *step {
 	bp := BlockPanels(w.Cp)
 	nblk := (w.NP + bp - 1) / bp
-	s := &step{h: make([][]float32, Groups(nblk))}
+	ng := Groups(nblk)
+	s := &step{h: make([][]float32, ng)}
 	xn, xp := NewNarrow[float32](nb, w.C), NewPanels[float32](nb, w.C)
 	fill(xn.Data, 2)
 	fill(xp.Data, 2)
-	for i := range s.h {
+	for i := range ng {
 		s.h[i] = make([]float32, BlockLen[float32](1, 0, bp))
 		s.zn = append(s.zn, NewNarrow[float32](nb, w.C))
 		s.zp = append(s.zp, NewPanels[float32](nb, w.C))
@@ -66,7 +69,7 @@ func newStep(w *Panels[float32], nb int, narrow bool) *step {
 		for blk := b0; blk < b1; blk++ {
 			p0, p1 := blk*bp, min((blk+1)*bp, w.NP)
 			h := s.h[g][:BlockLen[float32](1, p0, p1)]
-			if narrow {
+			if path == "narrow" {
 				ForwardNarrow(h, w, xn, p0, p1)
 				BackwardAddNarrow(s.zn[g], w, h, p0, p1)
 			} else {
@@ -76,4 +79,40 @@ func newStep(w *Panels[float32], nb int, narrow bool) *step {
 		}
 	}
 	return s
+}
+
+// BenchmarkNarrowProducts times each small-batch product alone on one
+// panel of config c's width (D = 12288: 768 KiB of float32, read from the
+// cache), against the panel product on the same batch, for B = 1, 2, 4
+// and 8, at each level. Run it with -cpu 1; GFLOP/s counts the useful
+// multiply-adds (2·B·16·D per product).
+func BenchmarkNarrowProducts(b *testing.B) {
+	const d = 12288
+	w := NewPanels[float32](16, d)
+	fill(w.Data, 1)
+	for _, nb := range []int{1, 2, 4, 8} {
+		xn, xp := NewNarrow[float32](nb, d), NewPanels[float32](nb, d)
+		fill(xn.Data, 2)
+		fill(xp.Data, 2)
+		zn, zp := NewNarrow[float32](nb, d), NewPanels[float32](nb, d)
+		h := make([]float32, BlockLen[float32](1, 0, 1))
+		fill(h, 3)
+		ops := map[string]func(){
+			"fwd/narrow": func() { ForwardNarrow(h, w, xn, 0, 1) },
+			"fwd/panels": func() { Forward(h, w, xp, 0, 1) },
+			"bwd/narrow": func() { BackwardAddNarrow(zn, w, h, 0, 1) },
+			"bwd/panels": func() { BackwardAdd(zp, w, h, 0, 1) },
+		}
+		for _, name := range []string{"fwd/narrow", "fwd/panels", "bwd/narrow", "bwd/panels"} {
+			for _, lv := range cpuid.Supported()[1:] {
+				b.Run(fmt.Sprintf("B%d/%s-%v", nb, name, lv), func(b *testing.B) {
+					defer cpuid.Set(cpuid.Set(lv))
+					for b.Loop() {
+						ops[name]()
+					}
+					b.ReportMetric(float64(2*nb*16*d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+				})
+			}
+		}
+	}
 }

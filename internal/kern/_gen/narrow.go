@@ -34,8 +34,7 @@ import (
 // gw + panel·L·L·esz + (α·L + q)·esz, the layout of Forward's h) to
 // query q's accumulator: the chain of the panel kernels, which broadcast
 // W[α][d] and multiply it by G[α] in the query lanes. Accumulators are
-// loaded from and stored to Z's tile (z, zs bytes per tile). While a
-// panel is in use, its columns' lines at distance pfd are prefetched.
+// loaded from and stored to Z's tile (z, zs bytes per tile).
 
 // nkernel is a small-batch kernel.
 type nkernel struct {
@@ -53,7 +52,7 @@ func (k nkernel) decl() string {
 	if k.dir == "fwdn" {
 		return fmt.Sprintf("func %s(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)", k.name())
 	}
-	return fmt.Sprintf("func %s(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs, pfd int)", k.name())
+	return fmt.Sprintf("func %s(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)", k.name())
 }
 
 // isaRegs returns the vector size in bytes and the register prefix of an

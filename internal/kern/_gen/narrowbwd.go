@@ -196,8 +196,8 @@ func genBwdN(k nkernel) {
 	}
 	mov := "VMOVUP" + pr.suf[1:]
 	emit("// %s", k.decl())
-	emit("TEXT ·%s(SB), NOSPLIT, $0-64", k.name())
-	emit("\tMOVQ a+0(FP), AX\n\tMOVQ gw+8(FP), BX\n\tMOVQ z+16(FP), CX\n\tMOVQ npanels+24(FP), DX\n\tMOVQ pstride+32(FP), R9\n\tMOVQ ntiles+40(FP), R10\n\tMOVQ zs+48(FP), R8\n\tMOVQ pfd+56(FP), SI")
+	emit("TEXT ·%s(SB), NOSPLIT, $0-56", k.name())
+	emit("\tMOVQ a+0(FP), AX\n\tMOVQ gw+8(FP), BX\n\tMOVQ z+16(FP), CX\n\tMOVQ npanels+24(FP), DX\n\tMOVQ pstride+32(FP), R9\n\tMOVQ ntiles+40(FP), R10\n\tMOVQ zs+48(FP), R8")
 	emit("tile:")
 	for s := range nsub {
 		for qq := range q {
@@ -205,11 +205,6 @@ func genBwdN(k nkernel) {
 		}
 		emit("\tMOVQ AX, R11\n\tMOVQ BX, R12\n\tMOVQ DX, R13")
 		emit("panel%d:", s)
-		if s == 0 {
-			for i := range l {
-				emit("\tPREFETCHT0 %d(R11)(SI*1)", 64*i)
-			}
-		}
 		for h := range nsub {
 			for i := range v {
 				emit("\t%s %d(R11), %s", mov, (s*v+i)*64+h*vb, reg(i))
