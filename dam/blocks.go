@@ -42,6 +42,14 @@ type narrowBlocks[T kern.Float] interface {
 	backwardAddNarrow(z *kern.Narrow[T], g []T, b int, sc *scratch[T])
 }
 
+// narrowPipe is a narrowBlocks source that runs the transposed product of
+// block b with the forward product of block bn in one pass
+// (kern.StepNarrow): the results of backwardAddNarrow(z, g, b) and
+// forwardNarrow(h, xn, bn).
+type narrowPipe[T kern.Float] interface {
+	stepNarrow(z *kern.Narrow[T], g []T, b int, h []T, xn *kern.Narrow[T], bn int)
+}
+
 // scratch is per-group working memory of a block source.
 type scratch[T kern.Float] struct {
 	buf  []T            // SORF: one query's transform
@@ -95,6 +103,12 @@ func (s *stored[T]) forwardNarrow(h []T, xn *kern.Narrow[T], b int, _ *scratch[T
 func (s *stored[T]) backwardAddNarrow(z *kern.Narrow[T], g []T, b int, _ *scratch[T]) {
 	p0, p1 := s.panels(b)
 	kern.BackwardAddNarrow(z, s.w, g, p0, p1)
+}
+
+func (s *stored[T]) stepNarrow(z *kern.Narrow[T], g []T, b int, h []T, xn *kern.Narrow[T], bn int) {
+	p0, p1 := s.panels(b)
+	q0, q1 := s.panels(bn)
+	kern.StepNarrow(z, s.w, g, p0, p1, h, s.w, xn, q0, q1)
 }
 
 // onDemand is a dense seeded projection that stores only a bounded cache:

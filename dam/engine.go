@@ -83,6 +83,7 @@ type group[T kern.Float] struct {
 	mOld    []T            // one query panel of maxima before a block
 	z       kern.Panels[T] // partial Zᵀ of the group
 	zn      kern.Narrow[T] // the same for a small batch
+	h2      []T            // the next block's buffer, when the products are pipelined
 	s, m    []float64      // per query lane: sum (trig) or normalizer, and max (positive)
 	touched []bool         // per query lane: something accumulated (positive)
 	sc      scratch[T]     // the block source's scratch
@@ -137,6 +138,9 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 	for i := range ev.ng {
 		g := &ev.groups[i]
 		g.h = growT(g.h, ev.nqp*src.maxRows()*l)
+		if _, ok := ev.nsrc.(narrowPipe[T]); ok && ev.withGrad {
+			g.h2 = growT(g.h2, src.maxRows()*l)
+		}
 		g.acc = growT(g.acc, l)
 		g.mOld = growT(g.mOld, l)
 		switch {
@@ -180,75 +184,97 @@ func growBool(s []bool, n int) []bool {
 }
 
 // group runs the blocks of group gi: forward product, elementwise pass,
-// transposed product, block by block.
+// transposed product, block by block. With a small batch on a block source
+// that pipelines (a stored projection), the transposed product of each
+// block runs with the forward product of the next (kern.StepNarrow), into
+// the other of two block buffers.
 func (ev *eval[T]) group(gi int) {
 	l := kern.Lanes[T]()
 	g := &ev.groups[gi]
-	p := ev.p
 	b0, b1 := kern.GroupBlocks(gi, ev.nb)
+	pipe, _ := ev.nsrc.(narrowPipe[T])
+	if !ev.withGrad {
+		pipe = nil
+	}
+	h, hn := g.h, g.h2
 	for blk := b0; blk < b1; blk++ {
 		lo, n := ev.src.span(blk)
-		rows := func(v []T) []T {
-			if v == nil {
-				return nil
-			}
-			return v[lo : lo+n]
+		hb := h[:ev.nqp*n*l]
+		switch {
+		case pipe != nil && blk > b0: // done by the previous step
+		case ev.nsrc != nil:
+			ev.nsrc.forwardNarrow(hb, &ev.xn, blk, &g.sc)
+		default:
+			ev.src.forward(hb, &ev.xp, blk, &g.sc)
 		}
-		h := g.h[:ev.nqp*n*l]
-		if ev.nsrc != nil {
-			ev.nsrc.forwardNarrow(h, &ev.xn, blk, &g.sc)
-		} else {
-			ev.src.forward(h, &ev.xp, blk, &g.sc)
-		}
-		for qp := range ev.nqp {
-			hq := h[qp*n*l : (qp+1)*n*l]
-			acc := g.acc[:l]
-			clear(acc)
-			s := g.s[qp*l : (qp+1)*l]
-			if p.trig {
-				trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
-				for j, v := range acc {
-					s[j] += float64(v)
-				}
-				continue
-			}
-			mt := g.mt[qp*l : (qp+1)*l]
-			copy(g.mOld, mt)
-			expBlockMax(mt, hq, rows(p.r1), rows(p.r2), l)
-			for j := range mt {
-				if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
-					sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
-					s[j] *= sc
-					switch {
-					case !ev.withGrad:
-					case ev.nsrc != nil:
-						if j < ev.b {
-							g.zn.ScaleRow(j, T(sc))
-						}
-					default:
-						rescaleLane(&g.z, qp, j, T(sc))
-					}
-				}
-			}
-			expBlockWeights(acc, hq, rows(p.r1), rows(p.r2), mt, l)
-			for j, v := range acc {
-				s[j] += float64(v)
-				if !math.IsInf(float64(mt[j]), -1) {
-					g.touched[qp*l+j] = true
-				}
-			}
-		}
+		ev.elementwise(g, hb, lo, n)
 		switch {
 		case !ev.withGrad:
+		case pipe != nil && blk+1 < b1:
+			_, nn := ev.src.span(blk + 1)
+			pipe.stepNarrow(&g.zn, hb, blk, hn[:nn*l], &ev.xn, blk+1)
+			h, hn = hn, h
 		case ev.nsrc != nil:
-			ev.nsrc.backwardAddNarrow(&g.zn, h, blk, &g.sc)
+			ev.nsrc.backwardAddNarrow(&g.zn, hb, blk, &g.sc)
 		default:
-			ev.src.backwardAdd(&g.z, h, blk, &g.sc)
+			ev.src.backwardAdd(&g.z, hb, blk, &g.sc)
 		}
 	}
-	if !p.trig {
+	if !ev.p.trig {
 		for j, v := range g.mt {
 			g.m[j] = float64(v)
+		}
+	}
+}
+
+// elementwise turns the phases h of the n rows from lo of a block into
+// gradient weights, adding the block's sums to the group's (positive:
+// rescaling the group's sums and Z when a lane's maximum grows).
+func (ev *eval[T]) elementwise(g *group[T], h []T, lo, n int) {
+	l := kern.Lanes[T]()
+	p := ev.p
+	rows := func(v []T) []T {
+		if v == nil {
+			return nil
+		}
+		return v[lo : lo+n]
+	}
+	for qp := range ev.nqp {
+		hq := h[qp*n*l : (qp+1)*n*l]
+		acc := g.acc[:l]
+		clear(acc)
+		s := g.s[qp*l : (qp+1)*l]
+		if p.trig {
+			trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
+			for j, v := range acc {
+				s[j] += float64(v)
+			}
+			continue
+		}
+		mt := g.mt[qp*l : (qp+1)*l]
+		copy(g.mOld, mt)
+		expBlockMax(mt, hq, rows(p.r1), rows(p.r2), l)
+		for j := range mt {
+			if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
+				sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
+				s[j] *= sc
+				switch {
+				case !ev.withGrad:
+				case ev.nsrc != nil:
+					if j < ev.b {
+						g.zn.ScaleRow(j, T(sc))
+					}
+				default:
+					rescaleLane(&g.z, qp, j, T(sc))
+				}
+			}
+		}
+		expBlockWeights(acc, hq, rows(p.r1), rows(p.r2), mt, l)
+		for j, v := range acc {
+			s[j] += float64(v)
+			if !math.IsInf(float64(mt[j]), -1) {
+				g.touched[qp*l+j] = true
+			}
 		}
 	}
 }

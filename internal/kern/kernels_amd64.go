@@ -173,3 +173,33 @@ func bwdn64x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
 
 //go:noescape
 func bwdn64x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func stepn32x512q1(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q2(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q3(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q4(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q5(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q6(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q1(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q2(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q3(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q4(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)

@@ -143,6 +143,25 @@ func BackwardAddNarrow[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int) {
 	}
 }
 
+// StepNarrow runs BackwardAddNarrow(z, wb, g, pb0, pb1) and
+// ForwardNarrow(h, wf, x, pf0, pf1) together, with their results: the
+// backward product of one block and the forward product of the next, for
+// the same batch (z.R == x.R). With AVX-512 one kernel takes a panel of
+// each, tile by tile (16 columns), so that the forward product's panel
+// streams from memory while the backward product, whose panel is in cache,
+// computes; else the two run one after the other. wb and wf (the same
+// Panels, or not) have the padded width of z and x.
+func StepNarrow[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h []T, wf *Panels[T], x *Narrow[T], pf0, pf1 int) {
+	checkNarrow("StepNarrow", wb, z.R, z.C, z.Cp, g, pb0, pb1)
+	checkNarrow("StepNarrow", wf, x.R, x.C, x.Cp, h, pf0, pf1)
+	if z.R != x.R || wb.Cp == 0 || pb0 == pb1 || pf0 == pf1 || cpuid.Current() < cpuid.AVX512 || !hasAsm {
+		BackwardAddNarrow(z, wb, g, pb0, pb1)
+		ForwardNarrow(h, wf, x, pf0, pf1)
+		return
+	}
+	stepNarrowAsm(z, wb, g, pb0, pb1, h, wf, x, pf0, pf1, cpuid.Current())
+}
+
 // checkNarrow checks the arguments of a small-batch product op: the panels
 // [p0, p1) of w, a Narrow r×c matrix of padded width cp, and a block buf.
 func checkNarrow[T Float](op string, w *Panels[T], r, c, cp int, buf []T, p0, p1 int) {

@@ -37,6 +37,14 @@ var (
 	}
 )
 
+type stepnKernel func(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+// The fused kernels of StepNarrow (AVX-512), by number of queries.
+var (
+	step32x512 = []stepnKernel{stepn32x512q1, stepn32x512q2, stepn32x512q3, stepn32x512q4, stepn32x512q5, stepn32x512q6}
+	step64x512 = []stepnKernel{stepn64x512q1, stepn64x512q2, stepn64x512q3, stepn64x512q4}
+)
+
 func narrowKernels[T Float](lv cpuid.Level) *narrowSet {
 	is32 := Lanes[T]() == 16
 	switch {
@@ -87,4 +95,35 @@ func backwardNarrowCols[T Float](ks *narrowSet, z *Narrow[T], w *Panels[T], g []
 		ks.bwd[nq-1](unsafe.Pointer(&w.Data[p0*cp*l+d0*l]), unsafe.Pointer(&g[q0]), unsafe.Pointer(&z.Data[z.index(q0, d0)]),
 			p1-p0, cp*l*esz, (d1-d0)/l, l*z.R*esz)
 	}
+}
+
+// stepNarrowAsm runs StepNarrow at AVX-512: the fused kernels on the
+// pairs of panels (pb0+i, pf0+i), panel after panel (the backward product
+// in the order of its rows, as BackwardAddNarrow), then the products of
+// the panels of the longer block alone.
+func stepNarrowAsm[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h []T, wf *Panels[T], x *Narrow[T], pf0, pf1 int, lv cpuid.Level) {
+	ks := narrowKernels[T](lv)
+	st := step32x512
+	if Lanes[T]() == 8 {
+		st = step64x512
+	}
+	l, cp := Lanes[T](), wb.Cp
+	esz := int(unsafe.Sizeof(T(0)))
+	clear(h)
+	n := min(pb1-pb0, pf1-pf0)
+	for i := range n {
+		for q0 := 0; q0 < x.R; q0 += len(st) {
+			nq := min(len(st), x.R-q0)
+			st[nq-1](unsafe.Pointer(&wb.Data[(pb0+i)*cp*l]), unsafe.Pointer(&g[i*l*l+q0]), unsafe.Pointer(&z.Data[z.index(q0, 0)]),
+				unsafe.Pointer(&wf.Data[(pf0+i)*cp*l]), unsafe.Pointer(&x.Data[x.index(q0, 0)]), unsafe.Pointer(&h[i*l*l+q0*l]),
+				cp/l, l*z.R*esz, l*x.R*esz)
+		}
+	}
+	if pb0+n < pb1 {
+		backwardNarrowCols(ks, z, wb, g[n*l*l:], pb0+n, pb1, 0, cp)
+	}
+	if pf0+n < pf1 {
+		forwardNarrowCols(ks, h[n*l*l:], wf, x, pf0+n, pf1, 0, cp)
+	}
+	transposeTiles(h, x.R)
 }

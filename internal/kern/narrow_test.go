@@ -160,3 +160,52 @@ func testMatchesPanels[T Float](t *testing.T) {
 		}
 	}
 }
+
+// TestStepNarrow: StepNarrow gives the bits of BackwardAddNarrow and
+// ForwardNarrow, at every level, for every batch size (float32 B > 6 takes
+// two calls of the fused kernels), blocks of the same projection (the
+// engine's case) and of two, and blocks of different lengths.
+func TestStepNarrow(t *testing.T) {
+	eachLevel(t, func(t *testing.T) {
+		testStepNarrow[float32](t)
+		testStepNarrow[float64](t)
+	})
+}
+
+func testStepNarrow[T Float](t *testing.T) {
+	l := Lanes[T]()
+	for _, d := range []int{40, 1100} {
+		w := NewPanels[T](100, d)
+		w.SetRows(0, randRows(7, 100, d), 1)
+		w2 := NewPanels[T](3*l, d)
+		w2.SetRows(0, randRows(8, 3*l, d), 1)
+		for b := 1; b <= MaxNarrow[T](); b++ {
+			x := NewNarrow[T](b, d)
+			x.SetRows(0, randRows(9, b, d), 1)
+			for _, c := range []struct {
+				wf             *Panels[T]
+				pb, pf, nb, nf int // first panels and panel counts of the two blocks
+			}{{w, 0, 3, 3, 3}, {w, 1, 4, 2, 3}, {w, 2, 3, 3, 1}, {w2, 3, 0, 2, 2}} {
+				g := make([]T, BlockLen[T](1, 0, c.nb))
+				fill(g, 3)
+				z1, z2 := NewNarrow[T](b, d), NewNarrow[T](b, d)
+				fill(z1.Data, 4)
+				copy(z2.Data, z1.Data)
+				h1, h2 := make([]T, BlockLen[T](1, 0, c.nf)), make([]T, BlockLen[T](1, 0, c.nf))
+				BackwardAddNarrow(z1, w, g, c.pb, c.pb+c.nb)
+				ForwardNarrow(h1, c.wf, x, c.pf, c.pf+c.nf)
+				StepNarrow(z2, w, g, c.pb, c.pb+c.nb, h2, c.wf, x, c.pf, c.pf+c.nf)
+				for i := range z1.Data {
+					if z1.Data[i] != z2.Data[i] {
+						t.Fatalf("D%d B%d %+v: Z[%d] = %v, want %v", d, b, c, i, z2.Data[i], z1.Data[i])
+					}
+				}
+				for i := range h1 {
+					if h1[i] != h2[i] {
+						t.Fatalf("D%d B%d %+v: h[%d] = %v, want %v", d, b, c, i, h2[i], h1[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -49,8 +49,11 @@ func (k nkernel) name() string {
 }
 
 func (k nkernel) decl() string {
-	if k.dir == "fwdn" {
+	switch k.dir {
+	case "fwdn":
 		return fmt.Sprintf("func %s(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)", k.name())
+	case "stepn":
+		return fmt.Sprintf("func %s(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)", k.name())
 	}
 	return fmt.Sprintf("func %s(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)", k.name())
 }
@@ -151,11 +154,14 @@ func genFwdN(k nkernel) {
 
 // genNarrow writes every small-batch kernel and appends its declaration.
 func genNarrow(decl *strings.Builder) {
-	for _, k := range narrowKernels() {
-		if k.dir == "fwdn" {
+	for _, k := range append(narrowKernels(), stepKernels()...) {
+		switch k.dir {
+		case "fwdn":
 			genFwdN(k)
-		} else {
+		case "bwdn":
 			genBwdN(k)
+		default:
+			genStepN(k)
 		}
 		fmt.Fprintf(decl, "\n//go:noescape\n%s\n", k.decl())
 	}
