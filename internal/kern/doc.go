@@ -37,7 +37,10 @@
 // (narrow.go) compute the same products with the projections in the lanes
 // instead of the queries, from a batch in the layout Narrow; each result
 // is the same chain of multiply-adds, in the same order, as in the panel
-// products, so the two give the same bits at each kernel level.
+// products, so the two give the same bits at each kernel level. StepNarrow
+// runs one block's backward product with the next block's forward one, so
+// that reading the second from memory overlaps the arithmetic of the
+// first.
 //
 // The kernels run on the calling goroutine; callers split the projection
 // into blocks of panels (sized to stay in L2) and spread them over cores.
