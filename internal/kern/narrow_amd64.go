@@ -72,8 +72,8 @@ func forwardNarrowAsm[T Float](h []T, w *Panels[T], x *Narrow[T], p0, p1 int, lv
 func forwardNarrowCols[T Float](ks *narrowSet, h []T, w *Panels[T], x *Narrow[T], p0, p1, d0, d1 int) {
 	l, cp := Lanes[T](), w.Cp
 	esz := int(unsafe.Sizeof(T(0)))
-	for q0 := 0; q0 < x.R; q0 += len(ks.fwd) {
-		nq := min(len(ks.fwd), x.R-q0)
+	for q0, nq := 0, 0; q0 < x.R; q0 += nq {
+		nq = chunk(x.R, q0, len(ks.fwd))
 		ks.fwd[nq-1](unsafe.Pointer(&w.Data[p0*cp*l+d0*l]), unsafe.Pointer(&x.Data[x.index(q0, d0)]),
 			unsafe.Pointer(&h[q0*l]), d1-d0, p1-p0, l*x.R*esz, (cp-(d1-d0))*l*esz)
 	}
@@ -90,8 +90,8 @@ func backwardNarrowAsm[T Float](z *Narrow[T], w *Panels[T], g []T, p0, p1 int, l
 func backwardNarrowCols[T Float](ks *narrowSet, z *Narrow[T], w *Panels[T], g []T, p0, p1, d0, d1 int) {
 	l, cp := Lanes[T](), w.Cp
 	esz := int(unsafe.Sizeof(T(0)))
-	for q0 := 0; q0 < z.R; q0 += len(ks.bwd) {
-		nq := min(len(ks.bwd), z.R-q0)
+	for q0, nq := 0, 0; q0 < z.R; q0 += nq {
+		nq = chunk(z.R, q0, len(ks.bwd))
 		ks.bwd[nq-1](unsafe.Pointer(&w.Data[p0*cp*l+d0*l]), unsafe.Pointer(&g[q0]), unsafe.Pointer(&z.Data[z.index(q0, d0)]),
 			p1-p0, cp*l*esz, (d1-d0)/l, l*z.R*esz)
 	}
@@ -112,8 +112,8 @@ func stepNarrowAsm[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h 
 	clear(h)
 	n := min(pb1-pb0, pf1-pf0)
 	for i := range n {
-		for q0 := 0; q0 < x.R; q0 += len(st) {
-			nq := min(len(st), x.R-q0)
+		for q0, nq := 0, 0; q0 < x.R; q0 += nq {
+			nq = chunk(x.R, q0, len(st))
 			st[nq-1](unsafe.Pointer(&wb.Data[(pb0+i)*cp*l]), unsafe.Pointer(&g[i*l*l+q0]), unsafe.Pointer(&z.Data[z.index(q0, 0)]),
 				unsafe.Pointer(&wf.Data[(pf0+i)*cp*l]), unsafe.Pointer(&x.Data[x.index(q0, 0)]), unsafe.Pointer(&h[i*l*l+q0*l]),
 				cp/l, l*z.R*esz, l*x.R*esz)
@@ -126,4 +126,17 @@ func stepNarrowAsm[T Float](z *Narrow[T], wb *Panels[T], g []T, pb0, pb1 int, h 
 		forwardNarrowCols(ks, h[n*l*l:], wf, x, pf0+n, pf1, 0, cp)
 	}
 	transposeTiles(h, x.R)
+}
+
+// chunk returns how many of the queries [q0, b) the next call of kernels
+// of at most max queries takes: the batch is cut into ⌈b/max⌉ calls of
+// nearly equal size (8 queries by at most 6: 4 and 4), since a call of
+// few queries has few independent chains of multiply-adds.
+func chunk(b, q0, max int) int {
+	n := (b + max - 1) / max // calls
+	size, extra := b/n, b%n
+	if q0 < extra*(size+1) {
+		return size + 1
+	}
+	return size
 }
