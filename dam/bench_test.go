@@ -9,7 +9,8 @@ import (
 
 // Size tiers of the benchmarks: small fits in cache, medium is a typical
 // laptop experiment, large is the peers' config a (D = 1000, K = 500,
-// Y = 10⁵, B = 500: the paper's §4.1 size).
+// Y = 10⁵, B = 500: the paper's §4.1 size); few is a batch of 4 queries,
+// which takes the small-batch products (kern.ForwardNarrow).
 var benchSizes = []struct {
 	name       string
 	d, k, y, b int
@@ -17,6 +18,7 @@ var benchSizes = []struct {
 	{"Small", 32, 50, 2000, 16},
 	{"Medium", 256, 500, 20000, 64},
 	{"Large", 1000, 500, 100000, 500},
+	{"Few", 1024, 50, 20000, 4},
 }
 
 var benchPrecisions = []Precision{Float32, Float64}

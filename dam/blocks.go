@@ -33,6 +33,23 @@ type blocks[T kern.Float] interface {
 	backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T])
 }
 
+// narrowBlocks is a block source whose products also take a small batch
+// (at most kern.MaxNarrow queries) in the layout of kern.Narrow, with the
+// small-batch kernels; h and g keep the layout of forward with one query
+// panel.
+type narrowBlocks[T kern.Float] interface {
+	forwardNarrow(h []T, xn *kern.Narrow[T], b int, sc *scratch[T])
+	backwardAddNarrow(z *kern.Narrow[T], g []T, b int, sc *scratch[T])
+}
+
+// narrowPipe is a narrowBlocks source that runs the transposed product of
+// block b with the forward product of block bn in one pass
+// (kern.StepNarrow): the results of backwardAddNarrow(z, g, b) and
+// forwardNarrow(h, xn, bn).
+type narrowPipe[T kern.Float] interface {
+	stepNarrow(z *kern.Narrow[T], g []T, b int, h []T, xn *kern.Narrow[T], bn int)
+}
+
 // scratch is per-group working memory of a block source.
 type scratch[T kern.Float] struct {
 	buf  []T            // SORF: one query's transform
@@ -76,6 +93,22 @@ func (s *stored[T]) forward(h []T, xp *kern.Panels[T], b int, _ *scratch[T]) {
 func (s *stored[T]) backwardAdd(z *kern.Panels[T], g []T, b int, _ *scratch[T]) {
 	p0, p1 := s.panels(b)
 	kern.BackwardAdd(z, s.w, g, p0, p1)
+}
+
+func (s *stored[T]) forwardNarrow(h []T, xn *kern.Narrow[T], b int, _ *scratch[T]) {
+	p0, p1 := s.panels(b)
+	kern.ForwardNarrow(h, s.w, xn, p0, p1)
+}
+
+func (s *stored[T]) backwardAddNarrow(z *kern.Narrow[T], g []T, b int, _ *scratch[T]) {
+	p0, p1 := s.panels(b)
+	kern.BackwardAddNarrow(z, s.w, g, p0, p1)
+}
+
+func (s *stored[T]) stepNarrow(z *kern.Narrow[T], g []T, b int, h []T, xn *kern.Narrow[T], bn int) {
+	p0, p1 := s.panels(b)
+	q0, q1 := s.panels(bn)
+	kern.StepNarrow(z, s.w, g, p0, p1, h, s.w, xn, q0, q1)
 }
 
 // onDemand is a dense seeded projection that stores only a bounded cache:
@@ -173,6 +206,16 @@ func (o *onDemand[T]) forward(h []T, xp *kern.Panels[T], b int, sc *scratch[T]) 
 func (o *onDemand[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T]) {
 	w := o.block(b, sc)
 	kern.BackwardAdd(z, w, g, 0, w.NP)
+}
+
+func (o *onDemand[T]) forwardNarrow(h []T, xn *kern.Narrow[T], b int, sc *scratch[T]) {
+	w := o.block(b, sc)
+	kern.ForwardNarrow(h, w, xn, 0, w.NP)
+}
+
+func (o *onDemand[T]) backwardAddNarrow(z *kern.Narrow[T], g []T, b int, sc *scratch[T]) {
+	w := o.block(b, sc)
+	kern.BackwardAddNarrow(z, w, g, 0, w.NP)
 }
 
 // sorf is a structured projection: each SORF block of N rows is

@@ -59,10 +59,17 @@
 // the streaming softmax) and the transposed product while it is in cache;
 // blocks are gathered into a fixed number of groups that run on all cores
 // and whose partial sums are added in order, so results do not depend on
-// the number of cores. Inputs, T and results are float64 in both
-// precisions. The kernels are AVX-512, AVX2+FMA or portable Go, chosen at
-// run time (package internal/cpuid; DRDAM_SIMD=portable|avx2|avx512 lowers
-// the choice). A descent step allocates nothing.
+// the number of cores. Batches of at most 8 queries in float32 (4 in
+// float64) on a stored or on-demand projection go through the small-batch
+// products of internal/kern, which put the rows of W, not the queries, in
+// the vector lanes; on a stored projection each block's transposed product
+// runs with the next block's forward product (kern.StepNarrow). They give
+// bit for bit the results of the panel products, so a query's results do
+// not depend on the size of its batch. Inputs, T and results are float64
+// in both precisions. The kernels are AVX-512, AVX2+FMA or portable Go,
+// chosen at run time (package internal/cpuid;
+// DRDAM_SIMD=portable|avx2|avx512 lowers the choice). A descent step
+// allocates nothing.
 //
 // A DrDAM's projection reaches the engine as blocks of rows in one of three
 // ways (blocks.go), by Config.Projection and Config.OnDemand:

@@ -10,6 +10,12 @@ import (
 	"github.com/drdam/drdam/internal/vmath"
 )
 
+// smallBatch enables the small-batch products (kern.ForwardNarrow and
+// kern.BackwardAddNarrow) for batches of at most kern.MaxNarrow queries on
+// the block sources that take them; tests turn it off to compare with the
+// panel products.
+var smallBatch = true
+
 // panelsFrom builds the compute layout of a projection in chunks of rows,
 // in parallel, without a float64 copy of the whole matrix.
 func panelsFrom[T kern.Float](src features.RowSource) *kern.Panels[T] {
@@ -105,6 +111,8 @@ type group[T kern.Float] struct {
 	mt      []T            // running max per query lane (positive)
 	mOld    []T            // one query panel of maxima before a block
 	z       kern.Panels[T] // partial Zᵀ of the group
+	zn      kern.Narrow[T] // the same for a small batch
+	h2      []T            // the next block's buffer, when the products are pipelined
 	s, m    []float64      // per query lane: sum (trig) or normalizer, and max (positive)
 	touched []bool         // per query lane: something accumulated (positive)
 	sc      scratch[T]     // the block source's scratch
@@ -122,6 +130,8 @@ type eval[T kern.Float] struct {
 	withGrad bool
 
 	xp             kern.Panels[T]
+	nsrc           narrowBlocks[T] // src, if the batch is small and it takes one
+	xn             kern.Narrow[T]  // the queries for nsrc
 	groups         []group[T]
 	b, nqp, nb, ng int
 	task           par.Task
@@ -140,9 +150,17 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 	d := src.dim()
 	b := len(x) / d
 	ev.src, ev.p, ev.withGrad, ev.b = src, p, z != nil, b
-	ev.xp.Resize(b, d)
-	ev.xp.SetRows(0, x, xscale)
-	ev.nqp = ev.xp.NP
+	ev.nsrc = nil
+	if ns, ok := src.(narrowBlocks[T]); ok && smallBatch && b >= 1 && b <= kern.MaxNarrow[T]() {
+		ev.nsrc = ns
+		ev.xn.Resize(b, d)
+		ev.xn.SetRows(0, x, xscale)
+		ev.nqp = 1
+	} else {
+		ev.xp.Resize(b, d)
+		ev.xp.SetRows(0, x, xscale)
+		ev.nqp = ev.xp.NP
+	}
 	ev.nb, _ = src.count()
 	ev.ng = kern.Groups(ev.nb)
 	if len(ev.groups) < ev.ng {
@@ -155,9 +173,15 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 	for i := range ev.ng {
 		g := &ev.groups[i]
 		g.h = growT(g.h, hPanels*src.maxRows()*l)
+		if _, ok := ev.nsrc.(narrowPipe[T]); ok && ev.withGrad {
+			g.h2 = growT(g.h2, src.maxRows()*l)
+		}
 		g.acc = growT(g.acc, l)
 		g.mOld = growT(g.mOld, l)
-		if ev.withGrad {
+		switch {
+		case ev.withGrad && ev.nsrc != nil:
+			g.zn.Resize(b, d)
+		case ev.withGrad:
 			g.z.Resize(b, d)
 		}
 		n := ev.nqp * l
@@ -211,36 +235,63 @@ type panelBlocks[T kern.Float] interface {
 }
 
 // group runs the blocks of group gi: forward product, elementwise pass,
-// transposed product, block by block (and, for a panelBlocks source,
-// query panel by query panel within a block).
+// transposed product, block by block. For a panelBlocks source, query
+// panel by query panel within a block. With a small batch on a block
+// source that pipelines (a stored projection), the transposed product of
+// each block runs with the forward product of the next (kern.StepNarrow),
+// into the other of two block buffers.
 func (ev *eval[T]) group(gi int) {
 	l := kern.Lanes[T]()
 	g := &ev.groups[gi]
 	b0, b1 := kern.GroupBlocks(gi, ev.nb)
-	pb, perPanel := ev.src.(panelBlocks[T])
-	perPanel = perPanel && pb.panels()
-	for blk := b0; blk < b1; blk++ {
-		lo, n := ev.src.span(blk)
-		if perPanel {
+	if pb, ok := ev.src.(panelBlocks[T]); ok && pb.panels() {
+		for blk := b0; blk < b1; blk++ {
+			lo, n := ev.src.span(blk)
 			hq := g.h[:n*l]
 			for qp := range ev.nqp {
 				pb.forwardPanel(hq, &ev.xp, qp, blk)
-				ev.elementwise(g, hq, qp, lo, n)
+				ev.elementwisePanel(g, hq, qp, lo, n)
 				if ev.withGrad {
 					pb.backwardPanel(&g.z, hq, qp, blk)
 				}
 			}
-			continue
 		}
-		h := g.h[:ev.nqp*n*l]
-		ev.src.forward(h, &ev.xp, blk, &g.sc)
-		for qp := range ev.nqp {
-			ev.elementwise(g, h[qp*n*l:(qp+1)*n*l], qp, lo, n)
+		ev.finishGroup(g)
+		return
+	}
+	pipe, _ := ev.nsrc.(narrowPipe[T])
+	if !ev.withGrad {
+		pipe = nil
+	}
+	h, hn := g.h, g.h2
+	for blk := b0; blk < b1; blk++ {
+		lo, n := ev.src.span(blk)
+		hb := h[:ev.nqp*n*l]
+		switch {
+		case pipe != nil && blk > b0: // done by the previous step
+		case ev.nsrc != nil:
+			ev.nsrc.forwardNarrow(hb, &ev.xn, blk, &g.sc)
+		default:
+			ev.src.forward(hb, &ev.xp, blk, &g.sc)
 		}
-		if ev.withGrad {
-			ev.src.backwardAdd(&g.z, h, blk, &g.sc)
+		ev.elementwise(g, hb, lo, n)
+		switch {
+		case !ev.withGrad:
+		case pipe != nil && blk+1 < b1:
+			_, nn := ev.src.span(blk + 1)
+			pipe.stepNarrow(&g.zn, hb, blk, hn[:nn*l], &ev.xn, blk+1)
+			h, hn = hn, h
+		case ev.nsrc != nil:
+			ev.nsrc.backwardAddNarrow(&g.zn, hb, blk, &g.sc)
+		default:
+			ev.src.backwardAdd(&g.z, hb, blk, &g.sc)
 		}
 	}
+	ev.finishGroup(g)
+}
+
+// finishGroup keeps the group's running maxima (positive bases) in float64.
+func (ev *eval[T]) finishGroup(g *group[T]) {
 	if !ev.p.trig {
 		for j, v := range g.mt {
 			g.m[j] = float64(v)
@@ -248,10 +299,20 @@ func (ev *eval[T]) group(gi int) {
 	}
 }
 
-// elementwise runs the elementwise pass of query panel qp over the phases
-// hq of the rows [lo, lo+n): it adds the panel's sums into the group's and
-// leaves the gradient weights in hq.
-func (ev *eval[T]) elementwise(g *group[T], hq []T, qp, lo, n int) {
+// elementwise turns the phases h of the n rows from lo of a block into
+// gradient weights, query panel by query panel (elementwisePanel).
+func (ev *eval[T]) elementwise(g *group[T], h []T, lo, n int) {
+	l := kern.Lanes[T]()
+	for qp := range ev.nqp {
+		ev.elementwisePanel(g, h[qp*n*l:(qp+1)*n*l], qp, lo, n)
+	}
+}
+
+// elementwisePanel runs the elementwise pass of query panel qp over the
+// phases hq of the rows [lo, lo+n): it adds the panel's sums into the
+// group's (positive: rescaling the group's sums and Z when a lane's
+// maximum grows) and leaves the gradient weights in hq.
+func (ev *eval[T]) elementwisePanel(g *group[T], hq []T, qp, lo, n int) {
 	l := kern.Lanes[T]()
 	p := ev.p
 	rows := func(v []T) []T {
@@ -277,7 +338,13 @@ func (ev *eval[T]) elementwise(g *group[T], hq []T, qp, lo, n int) {
 		if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
 			sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
 			s[j] *= sc
-			if ev.withGrad {
+			switch {
+			case !ev.withGrad:
+			case ev.nsrc != nil:
+				if j < ev.b {
+					g.zn.ScaleRow(j, T(sc))
+				}
+			default:
 				rescaleLane(&g.z, qp, j, T(sc))
 			}
 		}
@@ -358,6 +425,10 @@ func (ev *eval[T]) combineZ(qp int) {
 					continue
 				}
 				sc = math.Exp(g.m[q] - ev.m[q])
+			}
+			if ev.nsrc != nil {
+				g.zn.AddRow(zr, q, sc)
+				continue
 			}
 			gz := g.z.Data[base:]
 			for c := range zr {

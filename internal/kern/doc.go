@@ -28,6 +28,19 @@
 // by the generator in _gen (go run ./_gen); the portable Go code computes
 // the same products and is used on other architectures, with the purego
 // build tag, or when cpuid.Current() is Portable (DRDAM_SIMD=portable).
+// It rounds each product before adding it (T(w·x)), so that the compiler
+// never fuses the multiply-adds, which it may do with GOAMD64=v3 in one
+// loop and not in another: the portable products give the same bits with
+// every GOAMD64.
+//
+// For batches of at most L/2 queries, ForwardNarrow and BackwardAddNarrow
+// (narrow.go) compute the same products with the projections in the lanes
+// instead of the queries, from a batch in the layout Narrow; each result
+// is the same chain of multiply-adds, in the same order, as in the panel
+// products, so the two give the same bits at each kernel level. StepNarrow
+// runs one block's backward product with the next block's forward one, so
+// that reading the second from memory overlaps the arithmetic of the
+// first.
 //
 // The kernels run on the calling goroutine; callers split the projection
 // into blocks of panels (sized to stay in L2) and spread them over cores.

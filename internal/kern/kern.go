@@ -135,7 +135,7 @@ func forwardGo[T Float](h []T, w, x *Panels[T], p0, p1, n int) {
 				for r, wv := range wd {
 					tr := t[r*l : (r+1)*l]
 					for j, xv := range xd {
-						tr[j] += wv * xv
+						tr[j] += T(wv * xv) // rounded: never fused (see doc.go)
 					}
 				}
 			}
@@ -161,7 +161,7 @@ func backwardGo[T Float](z *Panels[T], w *Panels[T], g []T, p0, p1, n int) {
 					}
 					gr := gp[r*l : (r+1)*l]
 					for j, gv := range gr {
-						zd[j] += wv * gv
+						zd[j] += T(wv * gv)
 					}
 				}
 			}

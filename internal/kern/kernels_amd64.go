@@ -53,3 +53,153 @@ func fwd64x256m4v1(a, b, c unsafe.Pointer, k, sb, sc int)
 
 //go:noescape
 func bwd64x256m4v1(a, b, c unsafe.Pointer, npanels, pstride, sb, sc int)
+
+//go:noescape
+func fwdn32x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x512q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x512q5(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x512q6(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x512q7(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x512q8(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func bwdn32x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x512q5(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x512q6(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x512q7(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x512q8(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func fwdn64x512q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn64x512q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn64x512q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn64x512q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func bwdn64x512q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn64x512q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn64x512q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn64x512q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func fwdn32x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x256q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn32x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func bwdn32x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn32x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func fwdn64x256q1(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn64x256q2(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn64x256q3(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func fwdn64x256q4(a, x, c unsafe.Pointer, k, npanels, xs, pskip int)
+
+//go:noescape
+func bwdn64x256q1(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn64x256q2(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn64x256q3(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func bwdn64x256q4(a, gw, z unsafe.Pointer, npanels, pstride, ntiles, zs int)
+
+//go:noescape
+func stepn32x512q1(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q2(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q3(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q4(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q5(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn32x512q6(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q1(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q2(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q3(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)
+
+//go:noescape
+func stepn64x512q4(ab, gw, z, af, x, c unsafe.Pointer, ntiles, zs, xs int)

@@ -1,5 +1,6 @@
 // Command _gen writes the amd64 micro-kernels of package kern:
-// kernels_amd64.s and kernels_amd64.go. Run it from the package directory:
+// kernels_amd64.s and kernels_amd64.go (the small-batch kernels are
+// described in narrow.go). Run it from the package directory:
 //
 //	go run ./_gen
 //
@@ -231,6 +232,7 @@ func main() {
 			fmt.Fprintf(&decl, "\n//go:noescape\nfunc %s(a, b, c unsafe.Pointer, npanels, pstride, sb, sc int)\n", k.name())
 		}
 	}
+	genNarrow(&decl)
 	if err := os.WriteFile("kernels_amd64.s", []byte(out.String()), 0o644); err != nil {
 		panic(err)
 	}
