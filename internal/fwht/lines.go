@@ -134,12 +134,10 @@ func linesScale[T float32 | float64](dst, x, s []T, add bool, w int, op string) 
 // over the lanes.
 func linesGo[T float32 | float64](x, s []T, w int) {
 	n := len(x) / w
-	if s != nil {
-		for i, si := range s {
-			v := x[i*w : (i+1)*w]
-			for j := range v {
-				v[j] *= si
-			}
+	for i, si := range s { // no multiply when s is nil
+		v := x[i*w : (i+1)*w]
+		for j := range v {
+			v[j] *= si
 		}
 	}
 	for h := 1; h < n; h *= 2 {
