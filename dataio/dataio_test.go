@@ -253,7 +253,7 @@ func TestReadMatrixErrors(t *testing.T) {
 		{"csv quote across lines", "a.csv", "1,2\n3,\"4\n5\n", `PATH: line 3 (row 2), byte 3: extraneous or missing " in quoted-field (the row starts on line 2)`},
 		{"tsv ragged after header", "a.tsv", "a\tb\n# c\n\n1\t2\t3\n", "PATH: line 4 (row 1): want 2 fields (as in the header on line 1), found 3"},
 		{"txt bad number", "a.txt", "# c\n1 2\n\n3 x\n", `PATH: line 4 (row 2), column 2: not a number: "x"`},
-		{"unknown extension", "a.dat", "1,2\n", `PATH: unsupported extension ".dat" (want .npy, .csv, .tsv, .txt or .arff)`},
+		{"unknown extension", "a.dat", "1,2\n", `PATH: unsupported extension ".dat" (want .npy, .csv, .tsv, .txt, .arff or IDX (a name ending in ubyte or .idx, optionally .gz))`},
 		{"no extension", "data", "1,2\n", `PATH: no file extension`},
 		{"npy 3-D", "a.npy", "", "PATH: want a 1-D or 2-D array, found 3-D shape (1, 2, 1)"},
 		{"npy 0-D", "a.npy", "", "PATH: want a 1-D or 2-D array, found 0-D shape ()"},

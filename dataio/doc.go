@@ -19,6 +19,16 @@
 //     (read only). ReadMatrix reads its numeric attributes, one row per
 //     instance, and drops the others; ReadARFF gives every attribute,
 //     including nominal ones such as a class label.
+//   - IDX, LeCun's format of the MNIST files (read only), recognized by its
+//     name rather than an extension: a name ending in "ubyte"
+//     (train-images-idx3-ubyte, train-images.idx3-ubyte) or ".idx", plain
+//     or gzip-compressed with ".gz" after it. The first dimension gives the
+//     rows and the others are flattened, row-major (an MNIST image of 28×28
+//     is a row of 784 values); a 1-D file is one row. Unsigned bytes are
+//     8-bit gray levels, read as v/255 in [0, 1] as the image loaders read
+//     pixels; signed bytes, shorts, ints, floats and doubles are read as
+//     they are. DeclaredValues reads the number of values a header declares
+//     (what a compressed file's size does not bound).
 //
 // # Text files
 //

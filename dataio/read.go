@@ -44,11 +44,12 @@ const (
 	formatTSV
 	formatTXT
 	formatARFF // read only
+	formatIDX  // read only: MNIST's IDX, by name (see isIDX)
 )
 
 // The extensions listed in error messages.
 const (
-	readExts  = ".npy, .csv, .tsv, .txt or .arff"
+	readExts  = ".npy, .csv, .tsv, .txt, .arff or IDX (a name ending in ubyte or .idx, optionally .gz)"
 	writeExts = ".npy, .csv, .tsv or .txt"
 )
 
@@ -59,6 +60,12 @@ func formatOf(path string, write bool) (format, error) {
 	exts := readExts
 	if write {
 		exts = writeExts
+	}
+	if isIDX(path) {
+		if write {
+			return 0, fmt.Errorf("%s: writing IDX files is not supported (want %s)", path, exts)
+		}
+		return formatIDX, nil
 	}
 	switch ext := strings.ToLower(filepath.Ext(path)); ext {
 	case ".npy":
@@ -87,7 +94,9 @@ func formatOf(path string, write bool) (format, error) {
 // dimensions is an error naming the shape. A text file gives one matrix row
 // per data line. An .arff file gives its numeric attributes, one row per
 // instance (see ARFF.Numeric); its other attributes are dropped, and a
-// missing numeric value is an error.
+// missing numeric value is an error. An IDX file (MNIST's format, plain or
+// gzip-compressed) gives one row per entry of its first dimension, the
+// others flattened, unsigned bytes scaled to [0, 1] by 1/255.
 //
 // ReadMatrix does not reject NaN or infinite values; call CheckFinite for
 // that. It does reject a matrix with no elements.
@@ -101,6 +110,9 @@ func readMatrix(path string, parse func(string) (float64, error)) (*Matrix, erro
 	f, err := formatOf(path, false)
 	if err != nil {
 		return nil, err
+	}
+	if f == formatIDX {
+		return readIDX(path)
 	}
 	file, err := os.Open(path)
 	if err != nil {
@@ -131,6 +143,12 @@ func decodeMatrix(r io.Reader, path string, f format, parse func(string) (float6
 		return npyMatrix(path, a)
 	case formatARFF:
 		return arffMatrix(r, path)
+	case formatIDX:
+		h, err := readIDXHeader(r, path)
+		if err != nil {
+			return nil, err
+		}
+		return idxMatrix(r, path, h)
 	}
 	return parseText(r, path, f, parse)
 }

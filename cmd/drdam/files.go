@@ -159,7 +159,8 @@ func store(e *env, m dam.Memory, p *dataio.Matrix, name string, remove bool) err
 // least 2 bytes of text ("0,") or 1 byte of .npy (a uint8 or bool), so the
 // values of a file of n bytes take at most 4n (text) or 8n (.npy) bytes,
 // plus what parsing holds beside them (the text of a row's fields):
-// counted as 6n and 8n.
+// counted as 6n and 8n. An IDX file (plain or compressed) is counted by
+// the values its header declares, 8 bytes each.
 func checkInputSize(path string, budget *byteSize) error {
 	st, err := os.Stat(path)
 	if err != nil || !st.Mode().IsRegular() {
@@ -168,6 +169,11 @@ func checkInputSize(path string, budget *byteSize) error {
 	need := 6 * float64(st.Size())
 	if strings.EqualFold(filepath.Ext(path), ".npy") {
 		need = 8 * float64(st.Size())
+	}
+	// An IDX file says how many values it holds, which a compressed one's
+	// size does not bound: 8 bytes each.
+	if n, ok, err := dataio.DeclaredValues(path); ok && err == nil {
+		need = 8 * float64(n)
 	}
 	b := int64(0)
 	if budget != nil {

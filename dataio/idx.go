@@ -1,0 +1,200 @@
+package dataio
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The IDX format (LeCun's, that of MNIST's files): a magic number of four
+// bytes — two zero bytes, the type of the values and the number of
+// dimensions —, the size of each dimension as a big-endian uint32, then
+// the values, big-endian, row-major.
+
+// idxTypes are the IDX value types: the byte of the magic number, its name
+// and the size of a value in bytes.
+var idxTypes = map[byte]struct {
+	name string
+	size int
+}{
+	0x08: {"unsigned byte", 1},
+	0x09: {"signed byte", 1},
+	0x0B: {"short", 2},
+	0x0C: {"int", 4},
+	0x0D: {"float", 4},
+	0x0E: {"double", 8},
+}
+
+// isIDX reports whether path names an IDX file: a name ending in "ubyte"
+// (MNIST's train-images-idx3-ubyte, train-images.idx3-ubyte) or ".idx",
+// before an optional ".gz".
+func isIDX(path string) bool {
+	b := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	return strings.HasSuffix(b, "ubyte") || strings.HasSuffix(b, ".idx")
+}
+
+// idxHeader is what an IDX file declares.
+type idxHeader struct {
+	typ  byte
+	dims []int
+	n    int64 // values: the product of dims
+}
+
+// shape returns the dimensions as "60000×28×28".
+func (h idxHeader) shape() string {
+	s := make([]string, len(h.dims))
+	for i, d := range h.dims {
+		s[i] = fmt.Sprint(d)
+	}
+	return strings.Join(s, "×")
+}
+
+// openIDX opens the IDX file at path (gzip-compressed if its name ends in
+// ".gz") and reads its header. The returned reader is at the first value;
+// closing it closes the file.
+func openIDX(path string) (idxHeader, io.Reader, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return idxHeader{}, nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var r io.Reader = bufio.NewReaderSize(f, 1<<16)
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		zr, err := gzip.NewReader(r)
+		if err != nil {
+			f.Close()
+			return idxHeader{}, nil, nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
+		}
+		r = zr
+	}
+	h, err := readIDXHeader(r, path)
+	if err != nil {
+		f.Close()
+		return idxHeader{}, nil, nil, err
+	}
+	return h, r, f, nil
+}
+
+// readIDXHeader reads the magic number and the dimensions from r.
+func readIDXHeader(r io.Reader, path string) (idxHeader, error) {
+	var m [4]byte
+	if n, err := io.ReadFull(r, m[:]); err != nil {
+		return idxHeader{}, fmt.Errorf("%s: not an IDX file: %d bytes, want a magic number of 4", path, n)
+	}
+	if m[0] != 0 || m[1] != 0 {
+		return idxHeader{}, fmt.Errorf("%s: not an IDX file: the magic number starts with 0x%02x%02x, want 0x0000", path, m[0], m[1])
+	}
+	_, ok := idxTypes[m[2]]
+	if !ok {
+		return idxHeader{}, fmt.Errorf("%s: unknown IDX value type 0x%02x (want 0x08 unsigned byte, 0x09 signed byte, 0x0B short, 0x0C int, 0x0D float or 0x0E double)", path, m[2])
+	}
+	if m[3] == 0 {
+		return idxHeader{}, fmt.Errorf("%s: the IDX header declares 0 dimensions, want at least 1", path)
+	}
+	h := idxHeader{typ: m[2], dims: make([]int, m[3]), n: 1}
+	buf := make([]byte, 4*int(m[3]))
+	if n, err := io.ReadFull(r, buf); err != nil {
+		return idxHeader{}, fmt.Errorf("%s: truncated IDX header: %d dimensions declared, %d bytes of sizes found, want %d", path, m[3], n, len(buf))
+	}
+	for i := range h.dims {
+		h.dims[i] = int(binary.BigEndian.Uint32(buf[4*i:]))
+	}
+	for i, d := range h.dims {
+		if d == 0 {
+			return idxHeader{}, fmt.Errorf("%s: no data: the IDX header declares shape %s", path, h.shape())
+		}
+		if h.n > int64(maxValues)/int64(d) {
+			return idxHeader{}, fmt.Errorf("%s: the IDX header declares shape %s, more than the %d values this reader holds (at dimension %d)", path, h.shape(), maxValues, i+1)
+		}
+		h.n *= int64(d)
+	}
+	return h, nil
+}
+
+// idxMatrix reads the values of an IDX file after its header: the first
+// dimension gives the rows and the others are flattened, row-major, into
+// the columns (an image of MNIST, 28×28, is a row of 784 values); a 1-D
+// file of n values is one row (1×n), as a 1-D .npy array. Unsigned bytes
+// are 8-bit gray levels and are read as v/255 in [0, 1], as the image
+// loaders read pixels; the other types are read as they are. Memory grows
+// with the values actually read, not with what the header declares.
+func idxMatrix(r io.Reader, path string, h idxHeader) (*Matrix, error) {
+	m := &Matrix{Rows: h.dims[0], Cols: int(h.n) / h.dims[0]}
+	if len(h.dims) == 1 {
+		m.Rows, m.Cols = 1, h.dims[0]
+	}
+	t := idxTypes[h.typ]
+	const chunk = 1 << 16 // values per read
+	buf := make([]byte, chunk*t.size)
+	m.Data = make([]float64, 0, min(h.n, chunk))
+	for int64(len(m.Data)) < h.n {
+		k := int(min(h.n-int64(len(m.Data)), chunk))
+		if n, err := io.ReadFull(r, buf[:k*t.size]); err != nil {
+			got := int64(len(m.Data)) + int64(n/t.size)
+			return nil, fmt.Errorf("%s: truncated: the IDX header declares %s %s values (%d bytes), the data ends after %d values (row %d)",
+				path, h.shape(), t.name, h.n*int64(t.size), got, got/int64(m.Cols)+1)
+		}
+		for i := range k {
+			m.Data = append(m.Data, idxValue(h.typ, buf[i*t.size:]))
+		}
+	}
+	var extra [1]byte
+	if n, _ := r.Read(extra[:]); n > 0 {
+		return nil, fmt.Errorf("%s: more bytes than the IDX header declares (%s %s values, %d bytes)", path, h.shape(), t.name, h.n*int64(t.size))
+	}
+	return m, nil
+}
+
+// idxValue decodes the big-endian value of type typ at b.
+func idxValue(typ byte, b []byte) float64 {
+	switch typ {
+	case 0x08:
+		return float64(b[0]) / 255
+	case 0x09:
+		return float64(int8(b[0]))
+	case 0x0B:
+		return float64(int16(binary.BigEndian.Uint16(b)))
+	case 0x0C:
+		return float64(int32(binary.BigEndian.Uint32(b)))
+	case 0x0D:
+		return float64(math.Float32frombits(binary.BigEndian.Uint32(b)))
+	default:
+		return math.Float64frombits(binary.BigEndian.Uint64(b))
+	}
+}
+
+// readIDX reads the IDX file at path as a matrix (see idxMatrix).
+func readIDX(path string) (*Matrix, error) {
+	h, r, c, err := openIDX(path)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return idxMatrix(r, path, h)
+}
+
+// DeclaredValues returns how many values the file at path declares in
+// its header, for the formats that have one that says (IDX files,
+// compressed or not), and ok = false for the others. Callers use it to
+// bound the memory of reading a compressed file, whose size does not.
+func DeclaredValues(path string) (n int64, ok bool, err error) {
+	if !isIDX(path) {
+		return 0, false, nil
+	}
+	h, _, c, err := openIDX(path)
+	if err != nil {
+		return 0, true, err
+	}
+	c.Close()
+	return h.n, true, nil
+}
