@@ -195,3 +195,42 @@ func FuzzReadMask(f *testing.F) {
 		}
 	})
 }
+
+// idxBudget bounds what decoding an n-byte IDX stream allocates: its
+// values as float64 (8 bytes for each byte of an unsigned-byte file) and
+// one chunk's buffers (a 64 Ki-value read buffer of up to 8 bytes a value
+// and the first 64 Ki values of Data), whatever the header declares.
+var idxBudget = fuzzbudget.Budget{PerByte: 16, Fixed: 2 << 20}
+
+// FuzzReadIDX checks that decoding an IDX file never panics, returns a
+// consistent matrix whose values fill what its header declares or an
+// error naming the file, and allocates by the bytes it reads, not by the
+// sizes its header claims.
+func FuzzReadIDX(f *testing.F) {
+	for _, s := range [][]byte{
+		idxFile(0x08, []uint32{2, 2, 2}, []byte{0, 1, 2, 3, 4, 5, 6, 255}),
+		idxFile(0x0E, []uint32{1, 1}, make([]byte, 8)),
+		idxFile(0x0D, []uint32{2}, make([]byte, 7)),
+		idxFile(0x08, []uint32{1 << 16, 1 << 12}, []byte{1}),
+		idxFile(0x0B, []uint32{3, 0}, nil),
+		{0, 0, 8},
+		{1, 2, 3, 4},
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		const name = "f-ubyte"
+		var m *Matrix
+		var err error
+		fuzzbudget.Check(t, "decode IDX", len(data), idxBudget, func() {
+			m, err = decodeMatrix(bytes.NewReader(data), name, formatIDX, parseNumber)
+		})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), name+": ") {
+				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		checkMatrix(t, m)
+	})
+}
