@@ -12,9 +12,12 @@ type RecallOptions struct {
 	// Tol stops a query once |E(x^t) − E(x^(t−1))| < Tol (§4.2,
 	// "retrieved"); 0 runs every query for MaxSteps steps.
 	Tol float64
-	// Clamp, if not nil, has length D; coordinates where it is true have
-	// their gradient zeroed, so they keep their initial value bit for bit
-	// (the visible pixels of an occluded image).
+	// Clamp, if not nil, says which coordinates are clamped: coordinates
+	// where it is true have their gradient zeroed, so they keep their
+	// initial value bit for bit (the visible pixels of an occluded image).
+	// It has length D, one row for every query, or B·D, one row per query
+	// (row-major, row b for query b; Start checks it against the B
+	// queries it is given).
 	Clamp []bool
 	// Box, if not nil, clips every unclamped coordinate to [Lo, Hi] after
 	// each step.
@@ -40,8 +43,8 @@ func (o RecallOptions) validate(d int) error {
 	if o.Tol < 0 || math.IsNaN(o.Tol) {
 		return fmt.Errorf("tolerance must be ≥ 0, found %v", o.Tol)
 	}
-	if o.Clamp != nil && len(o.Clamp) != d {
-		return fmt.Errorf("clamp mask has %d entries, want D = %d", len(o.Clamp), d)
+	if o.Clamp != nil && (len(o.Clamp) == 0 || len(o.Clamp)%d != 0) {
+		return fmt.Errorf("clamp mask has %d entries, want D = %d (one row for every query) or B·D (a row per query)", len(o.Clamp), d)
 	}
 	if o.Box != nil && !(o.Box.Lo <= o.Box.Hi) {
 		return fmt.Errorf("box [%v, %v] is empty", o.Box.Lo, o.Box.Hi)
@@ -195,6 +198,9 @@ func (ds *Descent) Start(x0 []float64) error {
 	if err != nil {
 		return err
 	}
+	if n := len(ds.opt.Clamp); n != 0 && n != d && n != b*d {
+		return fmt.Errorf("clamp mask has %d rows of D = %d, want 1 (one row for every query) or B = %d (a row per query)", n/d, d, b)
+	}
 	// Traces start with room for up to traceCap energies each and grow by
 	// append beyond that (amortized), so a large MaxSteps costs nothing
 	// until the steps are taken.
@@ -281,6 +287,10 @@ func (ds *Descent) Step() (done bool, err error) {
 // changed.
 func (ds *Descent) move(k int) bool {
 	d, eta, clamp, box := ds.d, ds.opt.Step, ds.opt.Clamp, ds.opt.Box
+	if len(clamp) > d { // a row per query
+		q := ds.idx[k]
+		clamp = clamp[q*d : (q+1)*d]
+	}
 	xr, g := ds.xa[k*d:(k+1)*d], ds.ga[k*d:(k+1)*d]
 	moved := false
 	for i := range xr {

@@ -194,6 +194,60 @@ func TestPositiveBasesStayFinite(t *testing.T) {
 	}
 }
 
+// TestRecallPerQueryClamp: a clamp mask with a row per query clamps each
+// query by its own row, and gives each query bit for bit what a descent of
+// that query alone with its row as the mask gives (the energy and gradient
+// of a query do not depend on the others in its batch), for MrDAM and
+// DrDAM, with queries that stop at different steps (so the batch is
+// compacted and slots no longer hold their first query).
+func TestRecallPerQueryClamp(t *testing.T) {
+	const d, k, b = 12, 5, 4
+	xi, x := grayQueries(451, k, b, d, 0.3)
+	clamp := make([]bool, b*d)
+	for q := range b {
+		for i := range d {
+			clamp[q*d+i] = (i+q)%(q+2) == 0 // a different pattern per query
+		}
+	}
+	for _, m := range []Model{
+		mustMrDAM(t, Config{D: d, Beta: 8}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 8, Y: 4000, Seed: 2}, xi),
+	} {
+		opt := RecallOptions{Step: 0.2, MaxSteps: 400, Tol: 1e-9, Clamp: clamp}
+		res, err := Recall(m, x, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := map[int]bool{}
+		for q := range b {
+			steps[res.Steps[q]] = true
+			one := opt
+			one.Clamp = clamp[q*d : (q+1)*d]
+			alone, err := Recall(m, x[q*d:(q+1)*d], one)
+			if err != nil {
+				t.Fatal(err)
+			}
+			moved := false
+			for i := range d {
+				got := res.X[q*d+i]
+				if got != alone.X[i] {
+					t.Fatalf("%T query %d coordinate %d: %v in the batch, %v alone", m, q, i, got, alone.X[i])
+				}
+				if clamp[q*d+i] && got != x[q*d+i] {
+					t.Errorf("%T query %d: clamped coordinate %d moved from %v to %v", m, q, i, x[q*d+i], got)
+				}
+				moved = moved || got != x[q*d+i]
+			}
+			if !moved {
+				t.Errorf("%T query %d did not move", m, q)
+			}
+		}
+		if len(steps) < 2 {
+			t.Errorf("%T: every query took the same number of steps %v; the test wants the batch compacted", m, steps)
+		}
+	}
+}
+
 func TestRecallErrors(t *testing.T) {
 	const d = 4
 	m := mustMrDAM(t, Config{D: d, Beta: 2}, grayPatterns(1, 2, d))
@@ -207,6 +261,7 @@ func TestRecallErrors(t *testing.T) {
 		{RecallOptions{Step: 0.1, MaxSteps: -1}, x, "steps must be ≥ 0"},
 		{RecallOptions{Step: 0.1, Tol: -1}, x, "tolerance"},
 		{RecallOptions{Step: 0.1, Clamp: make([]bool, d+1)}, x, "clamp mask has 5 entries, want D = 4"},
+		{RecallOptions{Step: 0.1, Clamp: make([]bool, 3*d)}, x, "clamp mask has 3 rows of D = 4, want 1 (one row for every query) or B = 2"},
 		{RecallOptions{Step: 0.1, Box: &Box{Lo: 1, Hi: 0}}, x, "box"},
 		{RecallOptions{Step: 0.1}, x[:d+1], "whole number of rows"},
 		{RecallOptions{Step: 0.1}, []float64{0, math.NaN(), 0, 0}, "row 1, column 2 is NaN"},

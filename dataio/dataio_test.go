@@ -470,3 +470,34 @@ func TestWriteKeepsOldFileOnError(t *testing.T) {
 		t.Errorf("directory holds %v, want only a.csv", ents)
 	}
 }
+
+// TestReadMasks: one mask for every query or a row per query, and the
+// shapes that are neither, named in the error.
+func TestReadMasks(t *testing.T) {
+	for _, c := range []struct {
+		name, text string
+		d, b       int
+		want       []bool
+		err        string
+	}{
+		{"shared.csv", "1,0,1\n", 3, 2, []bool{true, false, true}, ""},
+		{"column.csv", "1\n0\n1\n", 3, 2, []bool{true, false, true}, ""},
+		{"rows.csv", "1,0,0\n0,true,0\n", 3, 2, []bool{true, false, false, false, true, false}, ""},
+		{"one.csv", "0,1,0\n", 3, 1, []bool{false, true, false}, ""},
+		{"three.csv", "1,0,0\n0,1,0\n0,0,1\n", 3, 2, nil, "want D=3 values (one mask for every query) or B×D = 2×3 (a row per query), found 3×3"},
+		{"wide.csv", "1,0,0,1\n0,1,0,1\n", 3, 2, nil, "found 2×4"},
+		{"nan.csv", "1,0,0\n0,nan,0\n", 3, 2, nil, "row 2, column 2: NaN"},
+	} {
+		p := writeFile(t, c.name, c.text)
+		got, err := dataio.ReadMasks(p, c.d, c.b)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), p) {
+				t.Errorf("%s: error %v, want one naming the file and saying %q", c.name, err, c.err)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+}

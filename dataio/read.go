@@ -201,6 +201,41 @@ func ReadMask(path string, d int) ([]bool, error) {
 	return maskOf(path, m, d)
 }
 
+// ReadMasks reads the clamp masks of b queries of dimension d from path:
+// one mask for every query (a vector of length d, as ReadMask reads it) or
+// a row per query (a b×d matrix: a text file of b rows, a 2-D .npy array).
+// It returns d values or b·d values, row-major, in the form of
+// dam.RecallOptions.Clamp. Other shapes are an error naming both that
+// would do and what was found; a NaN is an error naming its row and
+// column.
+func ReadMasks(path string, d, b int) ([]bool, error) {
+	m, err := readMatrix(path, parseBool)
+	if err != nil {
+		return nil, err
+	}
+	if m.Rows == b && m.Cols == d && b > 1 {
+		return boolsOf(path, m)
+	}
+	if (m.Rows == 1 || m.Cols == 1) && len(m.Data) == d {
+		return maskOf(path, m, d)
+	}
+	return nil, fmt.Errorf("mask %s: want D=%d values (one mask for every query) or B×D = %d×%d (a row per query), found %d×%d", path, d, b, d, m.Rows, m.Cols)
+}
+
+// boolsOf returns the values of m, read from path, as booleans: nonzero
+// is true; a NaN is an error naming its row and column.
+func boolsOf(path string, m *Matrix) ([]bool, error) {
+	cols := max(m.Cols, 1)
+	mask := make([]bool, len(m.Data))
+	for i, x := range m.Data {
+		if math.IsNaN(x) {
+			return nil, fmt.Errorf("mask %s: row %d, column %d: NaN is neither true nor false", path, i/cols+1, i%cols+1)
+		}
+		mask[i] = x != 0
+	}
+	return mask, nil
+}
+
 // maskOf returns the mask of length d that m, read from path, holds.
 func maskOf(path string, m *Matrix, d int) ([]bool, error) {
 	v, err := asVector(path, m)
@@ -210,15 +245,7 @@ func maskOf(path string, m *Matrix, d int) ([]bool, error) {
 	if len(v) != d {
 		return nil, fmt.Errorf("mask %s: want D=%d, found %d %s (%d×%d)", path, d, len(v), plural(len(v), "value", "values"), m.Rows, m.Cols)
 	}
-	cols := max(m.Cols, 1)
-	mask := make([]bool, len(v))
-	for i, x := range v {
-		if math.IsNaN(x) {
-			return nil, fmt.Errorf("mask %s: row %d, column %d: NaN is neither true nor false", path, i/cols+1, i%cols+1)
-		}
-		mask[i] = x != 0
-	}
-	return mask, nil
+	return boolsOf(path, m)
 }
 
 // CheckFinite returns an error naming the first NaN or infinite element

@@ -82,7 +82,7 @@ before each step and at the end, a B×(max steps taken + 1) matrix in which
 a query that stopped earlier repeats its final energy.`)
 	model := fs.String("model", "", "model file")
 	queries := fs.String("queries", "", "file of queries, one per row")
-	maskPath := fs.String("mask", "", "clamp mask file: D values, nonzero or true = clamped")
+	maskPath := fs.String("mask", "", "clamp mask file: D values for every query, or a B×D matrix with a row per query; nonzero or true = clamped")
 	step := fs.Float64("step", 0.1, "step size η")
 	maxSteps := fs.Int("max-steps", 1000, "maximum number of steps L")
 	tol := fs.Float64("tol", 1e-6, "stop a query once |ΔE| < tol (0: always run --max-steps)")
@@ -111,7 +111,7 @@ a query that stopped earlier repeats its final energy.`)
 		return err
 	}
 	if *maskPath != "" {
-		if opt.Clamp, err = dataio.ReadMask(*maskPath, m.Dim()); err != nil {
+		if opt.Clamp, err = dataio.ReadMasks(*maskPath, m.Dim(), q.Rows); err != nil {
 			return err
 		}
 	}
