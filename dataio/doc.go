@@ -25,9 +25,9 @@
 //     or gzip-compressed with ".gz" after it. The first dimension gives the
 //     rows and the others are flattened, row-major (an MNIST image of 28×28
 //     is a row of 784 values); a 1-D file is one row. Unsigned bytes are
-//     8-bit gray levels, read as v/255 in [0, 1] as the image loaders read
-//     pixels; signed bytes, shorts, ints, floats and doubles are read as
-//     they are. DeclaredValues reads the number of values a header declares
+//     8-bit gray levels, read as v/255/√D in [0, 1/√D] (D the values of a
+//     row) as package imageio reads pixels; signed bytes, shorts, ints,
+//     floats and doubles are read as they are. DeclaredValues reads the number of values a header declares
 //     (what a compressed file's size does not bound).
 //
 // # Text files

@@ -125,15 +125,21 @@ func readIDXHeader(r io.Reader, path string) (idxHeader, error) {
 // dimension gives the rows and the others are flattened, row-major, into
 // the columns (an image of MNIST, 28×28, is a row of 784 values); a 1-D
 // file of n values is one row (1×n), as a 1-D .npy array. Unsigned bytes
-// are 8-bit gray levels and are read as v/255 in [0, 1], as the image
-// loaders read pixels; the other types are read as they are. Memory grows
-// with the values actually read, not with what the header declares.
+// are 8-bit gray levels and are read as v/255/√D in [0, 1/√D], D the
+// values of a row, as package imageio reads pixels (a pattern's norm is
+// then at most 1, the scale the paper's β assume); the other types are
+// read as they are. Memory grows with the values actually read, not with
+// what the header declares.
 func idxMatrix(r io.Reader, path string, h idxHeader) (*Matrix, error) {
 	m := &Matrix{Rows: h.dims[0], Cols: int(h.n) / h.dims[0]}
 	if len(h.dims) == 1 {
 		m.Rows, m.Cols = 1, h.dims[0]
 	}
 	t := idxTypes[h.typ]
+	scale := 1.0
+	if h.typ == 0x08 {
+		scale = 1 / (255 * math.Sqrt(float64(m.Cols)))
+	}
 	const chunk = 1 << 16 // values per read
 	buf := make([]byte, chunk*t.size)
 	m.Data = make([]float64, 0, min(h.n, chunk))
@@ -145,7 +151,7 @@ func idxMatrix(r io.Reader, path string, h idxHeader) (*Matrix, error) {
 				path, h.shape(), t.name, h.n*int64(t.size), got, got/int64(m.Cols)+1)
 		}
 		for i := range k {
-			m.Data = append(m.Data, idxValue(h.typ, buf[i*t.size:]))
+			m.Data = append(m.Data, scale*idxValue(h.typ, buf[i*t.size:]))
 		}
 	}
 	var extra [1]byte
@@ -159,7 +165,7 @@ func idxMatrix(r io.Reader, path string, h idxHeader) (*Matrix, error) {
 func idxValue(typ byte, b []byte) float64 {
 	switch typ {
 	case 0x08:
-		return float64(b[0]) / 255
+		return float64(b[0])
 	case 0x09:
 		return float64(int8(b[0]))
 	case 0x0B:

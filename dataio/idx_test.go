@@ -38,7 +38,7 @@ func gz(t *testing.T, b []byte) []byte {
 
 // TestReadIDX reads MNIST-shaped files (3 images of 2×3 unsigned bytes)
 // plain and compressed, under MNIST's names, and every value type: the
-// images become rows of 6 values v/255, the other types their values
+// images become rows of 6 values v/255/√6, the other types their values
 // exactly.
 func TestReadIDX(t *testing.T) {
 	dir := t.TempDir()
@@ -46,7 +46,7 @@ func TestReadIDX(t *testing.T) {
 	images := idxFile(0x08, []uint32{3, 2, 3}, pix)
 	var want []float64
 	for _, p := range pix {
-		want = append(want, float64(p)/255)
+		want = append(want, 1/(255*math.Sqrt(6))*float64(p))
 	}
 	f32 := make([]byte, 8)
 	binary.BigEndian.PutUint32(f32, math.Float32bits(1.5))
@@ -63,7 +63,7 @@ func TestReadIDX(t *testing.T) {
 		{"train-images-idx3-ubyte", images, 3, 6, want},
 		{"train-images.idx3-ubyte", images, 3, 6, want},
 		{"t10k-images-idx3-ubyte.gz", gz(t, images), 3, 6, want},
-		{"labels.idx", idxFile(0x08, []uint32{4}, []byte{0, 255, 51, 102}), 1, 4, []float64{0, 1, 0.2, 0.4}},
+		{"labels.idx", idxFile(0x08, []uint32{4}, []byte{0, 255, 51, 102}), 1, 4, []float64{0, 1 / (255 * 2.0) * 255, 1 / (255 * 2.0) * 51, 1 / (255 * 2.0) * 102}},
 		{"a.idx", idxFile(0x09, []uint32{2, 1}, []byte{0xff, 0x7f}), 2, 1, []float64{-1, 127}},
 		{"b.idx", idxFile(0x0B, []uint32{1, 2}, []byte{0xff, 0xfe, 0x01, 0x00}), 1, 2, []float64{-2, 256}},
 		{"c.idx.gz", gz(t, idxFile(0x0C, []uint32{1, 1}, []byte{0xff, 0xff, 0xff, 0xfd})), 1, 1, []float64{-3}},

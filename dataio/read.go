@@ -96,7 +96,8 @@ func formatOf(path string, write bool) (format, error) {
 // instance (see ARFF.Numeric); its other attributes are dropped, and a
 // missing numeric value is an error. An IDX file (MNIST's format, plain or
 // gzip-compressed) gives one row per entry of its first dimension, the
-// others flattened, unsigned bytes scaled to [0, 1] by 1/255.
+// others flattened, unsigned bytes scaled to [0, 1/√D] as package imageio
+// scales pixels.
 //
 // ReadMatrix does not reject NaN or infinite values; call CheckFinite for
 // that. It does reject a matrix with no elements.
