@@ -209,58 +209,35 @@ func callLScale[T float32 | float64](dst, x, s *T, nv int, add bool) {
 	}
 }
 
-// linesRunBatch transforms the consecutive arrays of n lines of x at
-// AVX-512: arrays larger than a chunk one by one (linesRun), smaller ones
-// a chunk of whole arrays at a time, each stage of stride < n run over the
-// chunk in one call.
-func linesRunBatch[T float32 | float64](x, s []T, n int) {
+// linesRun transforms the consecutive arrays of n lines of x (n a power
+// of two) at AVX-512, as run does for one array in modePre: chunk by chunk
+// (chunkBytes of lines, a whole number of arrays when they are smaller),
+// the sign multiply and the stages within groups of lines (lbase), then
+// the stages of larger strides within the chunk; then, for arrays larger
+// than a chunk, the stages across chunks, array by array. Each line's
+// strides go in increasing order, as in run, so an array's result does not
+// depend on the others beside it.
+func linesRun[T float32 | float64](x, s []T, n int) {
+	lv := cpuid.AVX512
 	w := 64 / int(unsafe.Sizeof(x[0]))
 	nv := len(x) / w
 	ln := log2(n)
-	cv := max(n, chunkBytes/64)
-	if n >= cv {
-		for a := 0; a < nv; a += n {
-			var sa []T
-			if s != nil {
-				sa = s[a : a+n]
-			}
-			linesRun(x[a*w:(a+n)*w], sa, n)
-		}
-		return
-	}
+	cl := chunkBytes / 64 // lines per chunk, a power of two
+	lc := min(ln, log2(cl))
 	logg := min(ln, 4)
-	for c := 0; c < nv; c += cv {
-		m := min(cv, nv-c) // a whole number of arrays
+	for c := 0; c < nv; c += cl {
+		m := min(cl, nv-c) // a whole number of arrays, or of chunks
 		var sc *T
 		if s != nil {
 			sc = &s[c]
 		}
 		xc := &x[c*w]
 		callLBase(xc, sc, m, logg)
-		passes(cpuid.AVX512, xc, m, logg, ln, 4)
+		passes(lv, xc, m, logg, lc, 4)
 	}
-}
-
-// linesRun transforms the n lines of x (n a power of two) at AVX-512, as
-// run does for one array: chunk by chunk, the sign multiply and the stages
-// within groups of lines (lbase), then the stages of larger strides within
-// the chunk; then the stages across chunks. The strides go in increasing
-// order, as in run's modePre.
-func linesRun[T float32 | float64](x, s []T, n int) {
-	lv := cpuid.AVX512
-	lnv := log2(n)
-	logg := min(lnv, 4)
-	lc := max(min(lnv, log2(chunkBytes/64)), logg)
-	cv := 1 << lc
-	w := len(x) / n
-	for c := 0; c < n; c += cv {
-		var sc *T
-		if s != nil {
-			sc = &s[c]
+	if ln > lc {
+		for a := 0; a < nv; a += n {
+			passes(lv, &x[a*w], n, lc, ln, maxOuterLog)
 		}
-		xc := &x[c*w]
-		callLBase(xc, sc, cv, logg)
-		passes(lv, xc, cv, logg, lc, 4)
 	}
-	passes(lv, &x[0], n, lc, lnv, maxOuterLog)
 }

@@ -1,8 +1,6 @@
 package fwht
 
 import (
-	"unsafe"
-
 	"github.com/drdam/drdam/internal/cpuid"
 )
 
@@ -34,11 +32,15 @@ func LinesFast() bool { return linesAsm(cpuid.Current()) }
 // SignTransform32 transforms it (the same stages in the same order), so
 // the results are those of SignTransform32 on each column, bit for bit.
 // It panics if n is not a power of two or len(s) != n.
-func LinesSignTransform32(x, s []float32) { linesTransform(x, s, Lines32, "LinesSignTransform32") }
+func LinesSignTransform32(x, s []float32) {
+	linesBatch(x, s, len(x)/Lines32, Lines32, "LinesSignTransform32")
+}
 
 // LinesSignTransform64 is LinesSignTransform32 for float64 lines of 8
 // values (n = len(x)/8).
-func LinesSignTransform64(x, s []float64) { linesTransform(x, s, Lines64, "LinesSignTransform64") }
+func LinesSignTransform64(x, s []float64) {
+	linesBatch(x, s, len(x)/Lines64, Lines64, "LinesSignTransform64")
+}
 
 // LinesBatchSignTransform32 runs LinesSignTransform32 on each of the
 // len(x)/(16n) consecutive arrays of n lines in x (n a power of two; s,
@@ -65,22 +67,9 @@ func LinesScale32(dst, x, s []float32, add bool) { linesScale(dst, x, s, add, Li
 // LinesScale64 is LinesScale32 for float64 lines of 8 values.
 func LinesScale64(dst, x, s []float64, add bool) { linesScale(dst, x, s, add, Lines64, "LinesScale64") }
 
-func linesTransform[T float32 | float64](x, s []T, w int, op string) {
-	n := len(x) / w
-	if len(x)%w != 0 {
-		panic("fwht: " + op + ": length is not a whole number of lines")
-	}
-	checkLen(op, n)
-	if s != nil {
-		checkSigns(op, n, len(s))
-	}
-	if linesAsm(cpuid.Current()) && uintptr(unsafe.Sizeof(x[0]))*uintptr(w) == 64 {
-		linesRun(x, s, n)
-		return
-	}
-	linesGo(x, s, w)
-}
-
+// linesBatch checks and transforms the len(x)/(w·n) arrays of n lines of
+// x (see LinesBatchSignTransform32); the single-array functions are a
+// batch of one.
 func linesBatch[T float32 | float64](x, s []T, n, w int, op string) {
 	checkLen(op, n)
 	if len(x)%(n*w) != 0 {
@@ -92,8 +81,8 @@ func linesBatch[T float32 | float64](x, s []T, n, w int, op string) {
 	if len(x) == 0 {
 		return
 	}
-	if linesAsm(cpuid.Current()) && uintptr(unsafe.Sizeof(x[0]))*uintptr(w) == 64 {
-		linesRunBatch(x, s, n)
+	if linesAsm(cpuid.Current()) {
+		linesRun(x, s, n)
 		return
 	}
 	for a := 0; a < len(x)/w; a += n {

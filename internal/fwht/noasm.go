@@ -12,5 +12,3 @@ func linesAsm(cpuid.Level) bool { return false }
 func linesRun[T float32 | float64](x, s []T, n int) { panic("unreachable") }
 
 func callLScale[T float32 | float64](dst, x, s *T, nv int, add bool) { panic("unreachable") }
-
-func linesRunBatch[T float32 | float64](x, s []T, n int) { panic("unreachable") }
