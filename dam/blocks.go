@@ -270,9 +270,6 @@ func (f *sorf[T]) span(b int) (int, int) {
 
 func (f *sorf[T]) maxRows() int { return min(f.m, f.s.Blocks()) * f.s.N }
 
-// rows returns the rows [lo, lo+n) of v (a per-row array).
-func rowsOf[T kern.Float](v []T, lo, n int) []T { return v[lo : lo+n] }
-
 // forward transforms each query of xp (in the first D of N coordinates,
 // the rest zero) by each SORF block of engine block b and scatters the
 // phases into the query's lane of h.
@@ -283,8 +280,8 @@ func (f *sorf[T]) forward(h []T, xp *kern.Panels[T], b int, sc *scratch[T]) {
 	v := sc.buf
 	clear(h)
 	for r0 := 0; r0 < rows; r0 += n {
-		d1, d2, d3 := rowsOf(f.diag[0], lo+r0, n), rowsOf(f.diag[1], lo+r0, n), rowsOf(f.diag[2], lo+r0, n)
-		rs := rowsOf(f.scale, lo+r0, n)
+		d1, d2, d3 := f.diag[0][lo+r0:lo+r0+n], f.diag[1][lo+r0:lo+r0+n], f.diag[2][lo+r0:lo+r0+n]
+		rs := f.scale[lo+r0 : lo+r0+n]
 		for q := range xp.R {
 			qp, lane := q/l, q%l
 			base := qp * xp.Cp * l
@@ -312,8 +309,8 @@ func (f *sorf[T]) backwardAdd(z *kern.Panels[T], g []T, b int, sc *scratch[T]) {
 	sc.buf = alignedT(sc.buf, n)
 	v := sc.buf
 	for r0 := 0; r0 < rows; r0 += n {
-		d1, d2, d3 := rowsOf(f.diag[0], lo+r0, n), rowsOf(f.diag[1], lo+r0, n), rowsOf(f.diag[2], lo+r0, n)
-		rs := rowsOf(f.scale, lo+r0, n)
+		d1, d2, d3 := f.diag[0][lo+r0:lo+r0+n], f.diag[1][lo+r0:lo+r0+n], f.diag[2][lo+r0:lo+r0+n]
+		rs := f.scale[lo+r0 : lo+r0+n]
 		for q := range z.R {
 			qp, lane := q/l, q%l
 			gq := g[(qp*rows+r0)*l:]
@@ -352,10 +349,10 @@ func (f *sorf[T]) forwardPanel(hq []T, xp *kern.Panels[T], qp, b int) {
 		copy(hq[r0*l:], src)
 		clear(hq[(r0+d)*l : (r0+n)*l])
 	}
-	linesBatchSignTransform(hq, rowsOf(f.diag[2], lo, rows), n)
-	linesBatchSignTransform(hq, rowsOf(f.diag[1], lo, rows), n)
-	linesBatchSignTransform(hq, rowsOf(f.diag[0], lo, rows), n)
-	linesScale(hq, hq, rowsOf(f.scale, lo, rows), false)
+	linesBatchSignTransform(hq, f.diag[2][lo:lo+rows], n)
+	linesBatchSignTransform(hq, f.diag[1][lo:lo+rows], n)
+	linesBatchSignTransform(hq, f.diag[0][lo:lo+rows], n)
+	linesScale(hq, hq, f.scale[lo:lo+rows], false)
 }
 
 // backwardPanel adds the transposed chain applied to the gradient weights
@@ -366,12 +363,12 @@ func (f *sorf[T]) backwardPanel(z *kern.Panels[T], gq []T, qp, b int) {
 	l, n, d := kern.Lanes[T](), f.s.N, f.s.D
 	lo, rows := f.span(b)
 	gq = gq[:rows*l]
-	linesBatchSignTransform(gq, rowsOf(f.scale, lo, rows), n)
-	linesBatchSignTransform(gq, rowsOf(f.diag[0], lo, rows), n)
-	linesBatchSignTransform(gq, rowsOf(f.diag[1], lo, rows), n)
+	linesBatchSignTransform(gq, f.scale[lo:lo+rows], n)
+	linesBatchSignTransform(gq, f.diag[0][lo:lo+rows], n)
+	linesBatchSignTransform(gq, f.diag[1][lo:lo+rows], n)
 	zq := z.Data[qp*z.Cp*l : qp*z.Cp*l+d*l]
 	for r0 := 0; r0 < rows; r0 += n {
-		linesScale(zq, gq[r0*l:(r0+d)*l], rowsOf(f.diag[2], lo+r0, d), true)
+		linesScale(zq, gq[r0*l:(r0+d)*l], f.diag[2][lo+r0:lo+r0+d], true)
 	}
 }
 

@@ -131,6 +131,7 @@ type eval[T kern.Float] struct {
 
 	xp             kern.Panels[T]
 	nsrc           narrowBlocks[T] // src, if the batch is small and it takes one
+	pb             panelBlocks[T]  // src, if it takes the query panels one by one now
 	xn             kern.Narrow[T]  // the queries for nsrc
 	groups         []group[T]
 	b, nqp, nb, ng int
@@ -167,8 +168,9 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 		ev.groups = append(ev.groups, make([]group[T], ev.ng-len(ev.groups))...)
 	}
 	hPanels := ev.nqp // query panels whose phases a block buffer holds
+	ev.pb = nil
 	if pb, ok := src.(panelBlocks[T]); ok && pb.panels() {
-		hPanels = 1
+		ev.pb, hPanels = pb, 1
 	}
 	for i := range ev.ng {
 		g := &ev.groups[i]
@@ -244,7 +246,7 @@ func (ev *eval[T]) group(gi int) {
 	l := kern.Lanes[T]()
 	g := &ev.groups[gi]
 	b0, b1 := kern.GroupBlocks(gi, ev.nb)
-	if pb, ok := ev.src.(panelBlocks[T]); ok && pb.panels() {
+	if pb := ev.pb; pb != nil {
 		for blk := b0; blk < b1; blk++ {
 			lo, n := ev.src.span(blk)
 			hq := g.h[:n*l]
