@@ -1,10 +1,8 @@
 package dataio
 
 import (
-	"bufio"
 	"compress/gzip"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -56,33 +54,19 @@ func (h idxHeader) shape() string {
 	return strings.Join(s, "×")
 }
 
-// openIDX opens the IDX file at path (gzip-compressed if its name ends in
-// ".gz") and reads its header. The returned reader is at the first value;
-// closing it closes the file.
-func openIDX(path string) (idxHeader, io.Reader, io.Closer, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return idxHeader{}, nil, nil, fmt.Errorf("%s: %w", path, err)
-	}
-	var r io.Reader = bufio.NewReaderSize(f, 1<<16)
+// idxStream reads the header of the IDX file called path from r, first
+// wrapping r in a gzip reader if the name ends in ".gz", and returns the
+// reader of its values.
+func idxStream(r io.Reader, path string) (idxHeader, io.Reader, error) {
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
-			f.Close()
-			return idxHeader{}, nil, nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
+			return idxHeader{}, nil, fmt.Errorf("%s: not a gzip file: %w", path, err)
 		}
 		r = zr
 	}
 	h, err := readIDXHeader(r, path)
-	if err != nil {
-		f.Close()
-		return idxHeader{}, nil, nil, err
-	}
-	return h, r, f, nil
+	return h, r, err
 }
 
 // readIDXHeader reads the magic number and the dimensions from r.
@@ -179,16 +163,6 @@ func idxValue(typ byte, b []byte) float64 {
 	}
 }
 
-// readIDX reads the IDX file at path as a matrix (see idxMatrix).
-func readIDX(path string) (*Matrix, error) {
-	h, r, c, err := openIDX(path)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return idxMatrix(r, path, h)
-}
-
 // DeclaredValues returns how many values the file at path declares in
 // its header, for the formats that have one that says (IDX files,
 // compressed or not), and ok = false for the others. Callers use it to
@@ -197,10 +171,11 @@ func DeclaredValues(path string) (n int64, ok bool, err error) {
 	if !isIDX(path) {
 		return 0, false, nil
 	}
-	h, _, c, err := openIDX(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, true, err
 	}
-	c.Close()
-	return h.n, true, nil
+	defer f.Close()
+	h, _, err := idxStream(f, path)
+	return h.n, true, err
 }

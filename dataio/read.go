@@ -112,9 +112,6 @@ func readMatrix(path string, parse func(string) (float64, error)) (*Matrix, erro
 	if err != nil {
 		return nil, err
 	}
-	if f == formatIDX {
-		return readIDX(path)
-	}
 	file, err := os.Open(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -145,11 +142,11 @@ func decodeMatrix(r io.Reader, path string, f format, parse func(string) (float6
 	case formatARFF:
 		return arffMatrix(r, path)
 	case formatIDX:
-		h, err := readIDXHeader(r, path)
+		h, zr, err := idxStream(r, path)
 		if err != nil {
 			return nil, err
 		}
-		return idxMatrix(r, path, h)
+		return idxMatrix(zr, path, h)
 	}
 	return parseText(r, path, f, parse)
 }
