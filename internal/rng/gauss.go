@@ -44,7 +44,7 @@ func (k key2) bits(j uint64) (a, b uint64) { return k.word(2 * j), k.word(2*j + 
 // sqrt2Mant is the mantissa field of √2 (rounded to float64).
 const sqrt2Mant = 0x6a09e667f3bcd
 
-// The logarithm's constants: FreeBSD's e_log.c (as in Log).
+// The logarithm's constants: FreeBSD's e_log.c, used by Log and logUnit.
 const (
 	lgLn2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
 	lgLn2Lo = 1.90821492927058770002e-10 // 3dea39ef 35793c76

@@ -101,19 +101,10 @@ func (s *Stream) Normals(dst []float64) {
 // Log returns the natural logarithm of x for x > 0 (and the same special
 // values as math.Log otherwise). It is the FreeBSD e_log.c algorithm used by
 // Go's portable math.log, with every product rounded explicitly so that the
-// result is the same on every machine. Its error is below 1 ulp.
+// result is the same on every machine (its constants, lg1 … lg7 and the
+// split ln 2, are shared with generator version 2's logUnit). Its error is
+// below 1 ulp.
 func Log(x float64) float64 {
-	const (
-		ln2Hi = 6.93147180369123816490e-01 // 3fe62e42 fee00000
-		ln2Lo = 1.90821492927058770002e-10 // 3dea39ef 35793c76
-		l1    = 6.666666666666735130e-01   // 3FE55555 55555593
-		l2    = 3.999999999940941908e-01   // 3FD99999 9997FA04
-		l3    = 2.857142874366239149e-01   // 3FD24924 94229359
-		l4    = 2.222219843214978396e-01   // 3FCC71C5 1D8E78AF
-		l5    = 1.818357216161805012e-01   // 3FC74664 96CB03DE
-		l6    = 1.531383769920937332e-01   // 3FC39A09 D078C69F
-		l7    = 1.479819860511658591e-01   // 3FC2F112 DF3E5244
-	)
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 1):
 		return x
@@ -132,11 +123,11 @@ func Log(x float64) float64 {
 	sq := f / (2 + f)
 	s2 := float64(sq * sq)
 	s4 := float64(s2 * s2)
-	t1 := float64(s2 * float64(l1+float64(s4*float64(l3+float64(s4*float64(l5+float64(s4*l7)))))))
-	t2 := float64(s4 * float64(l2+float64(s4*float64(l4+float64(s4*l6)))))
+	t1 := float64(s2 * float64(lg1+float64(s4*float64(lg3+float64(s4*float64(lg5+float64(s4*lg7)))))))
+	t2 := float64(s4 * float64(lg2+float64(s4*float64(lg4+float64(s4*lg6)))))
 	r := t1 + t2
 	hfsq := float64(float64(0.5*f) * f)
-	return float64(k*ln2Hi) - ((hfsq - (float64(sq*(hfsq+r)) + float64(k*ln2Lo))) - f)
+	return float64(k*lgLn2Hi) - ((hfsq - (float64(sq*(hfsq+r)) + float64(k*lgLn2Lo))) - f)
 }
 
 // Chi returns a draw of the χ distribution with k degrees of freedom: the
