@@ -152,6 +152,21 @@ func (g *gen) permute(dst, v string, h int) {
 	}
 }
 
+// dataRegs returns the first n of the nreg vector registers as data slots
+// and frees the others for temporaries.
+func (g *gen) dataRegs(n, nreg int) []string {
+	reg := make([]string, n)
+	g.free = nil
+	for i := range nreg {
+		if i < n {
+			reg[i] = g.v(i)
+		} else {
+			g.give(g.v(i))
+		}
+	}
+	return reg
+}
+
 func (g *gen) take() string {
 	r := g.free[0]
 	g.free = g.free[1:]
@@ -242,15 +257,7 @@ func (g *gen) genBase() {
 func (g *gen) baseLoop(loop string, ng int, mode int, nfree int, sreg map[int]string) {
 	mov := "VMOVUP" + g.ps()[1:]
 	vb := g.vb()
-	reg := make([]string, ng)
-	g.free = nil
-	for i := range nfree {
-		if i < ng {
-			reg[i] = g.v(i)
-		} else {
-			g.give(g.v(i))
-		}
-	}
+	reg := g.dataRegs(ng, nfree)
 	g.label(loop)
 	for k := range ng {
 		g.ins(mov, reg[k], fmt.Sprintf("%d(DI)(AX*1)", k*vb))
@@ -340,15 +347,7 @@ func (g *gen) genPass() {
 		if r > 8 {
 			g.p("LEAQ (SI)(R9*8), R8")
 		}
-		reg := make([]string, r)
-		g.free = nil
-		for i := range nreg {
-			if i < r {
-				reg[i] = g.v(i)
-			} else {
-				g.give(g.v(i))
-			}
-		}
+		reg := g.dataRegs(r, nreg)
 		for k := range r {
 			g.ins(mov, reg[k], addr(k))
 		}
@@ -406,15 +405,7 @@ func (g *gen) genLBase() {
 				g.label(pfx + "sign")
 				loop = pfx + "signloop"
 			}
-			reg := make([]string, ng)
-			g.free = nil
-			for i := range 32 {
-				if i < ng {
-					reg[i] = g.v(i)
-				} else {
-					g.give(g.v(i))
-				}
-			}
+			reg := g.dataRegs(ng, 32)
 			g.label(loop)
 			for k := range ng {
 				g.ins(mov, reg[k], fmt.Sprintf("%d(DI)(AX*1)", k*vb))
