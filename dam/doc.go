@@ -102,4 +102,12 @@
 //
 // Save and Load read and write one versioned binary format for both
 // representations; see the documentation of Save.
+//
+// # Sums
+//
+// A DrDAM's memories are additive: Sum is its state without the
+// projection (T in stored form, its log-scale, the count), which encoders
+// that each store a share of the patterns exchange and add (Sum.Merge, the
+// arithmetic of DrDAM.Merge). SetSum puts a Sum in a DrDAM, and SaveSum
+// writes the model file of a Sum without building the projection.
 package dam

@@ -162,7 +162,7 @@ func logSubExp(a, b float64) float64 {
 }
 
 // Merge adds the memories of other, a DrDAM of the same configuration and
-// the same feature map: T ← T₁ + T₂.
+// the same feature map: T ← T₁ + T₂, with the arithmetic of Sum.Merge.
 func (m *DrDAM) Merge(other Memory) error {
 	o, ok := other.(*DrDAM)
 	if !ok {
@@ -174,22 +174,8 @@ func (m *DrDAM) Merge(other Memory) error {
 	if m.cfg.Projection == features.External && o.fm != m.fm {
 		return fmt.Errorf("cannot merge memories built on different external projections")
 	}
-	switch {
-	case o.count == 0:
-	case m.cfg.Basis.Positive():
-		for i, v := range o.t {
-			m.t[i] = logAddExp(m.t[i], v)
-		}
-	case m.count == 0:
-		copy(m.t, o.t)
-		m.logScale = o.logScale
-	default:
-		c := max(m.logScale, o.logScale)
-		sm, so := math.Exp(m.logScale-c), math.Exp(o.logScale-c)
-		for i, v := range o.t {
-			m.t[i] = sm*m.t[i] + so*v
-		}
-		m.logScale = c
+	if o.count > 0 {
+		m.logScale = mergeT(m.cfg.Basis.Positive(), m.t, m.logScale, m.count == 0, o.t, o.logScale)
 	}
 	m.count += o.count
 	m.eng.invalidate()

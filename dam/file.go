@@ -69,47 +69,65 @@ func Save(path string, m Memory) error {
 
 // Write writes m to w in the model file format (see Save).
 func Write(w io.Writer, m Memory) error {
-	c := m.Config()
-	var payload []float64
+	switch mm := m.(type) {
+	case *MrDAM:
+		c := mm.cfg
+		if err := checkValues("patterns", mm.xi, c.D, c); err != nil {
+			return err
+		}
+		return writeModel(w, fileHeader(c, uint64(mm.Len())), mm.xi)
+	case *DrDAM:
+		if mm.cfg.Projection == features.External {
+			return fmt.Errorf("the model uses an external projection matrix, which a model file cannot regenerate from a seed")
+		}
+		return writeDrDAM(w, mm.cfg, uint64(mm.count), mm.logScale, mm.t)
+	default:
+		return fmt.Errorf("cannot save a %T", m)
+	}
+}
+
+// fileHeader returns the header of a model file of configuration c that
+// stores count memories, with the fields that both representations have.
+func fileHeader(c Config, count uint64) []byte {
 	h := make([]byte, fileHeaderSize)
 	copy(h, fileMagic)
 	binary.LittleEndian.PutUint32(h[8:], FileVersion)
 	h[12], h[13], h[16] = byte(c.Rep), byte(c.Similarity), byte(c.Precision)
 	binary.LittleEndian.PutUint64(h[24:], uint64(c.D))
 	binary.LittleEndian.PutUint64(h[40:], math.Float64bits(c.Beta))
-	binary.LittleEndian.PutUint64(h[64:], uint64(m.Len()))
-	switch mm := m.(type) {
-	case *MrDAM:
-		payload = mm.xi
-		if err := checkValues("patterns", payload, c.D, c); err != nil {
-			return err
-		}
-	case *DrDAM:
-		if c.Projection == features.External {
-			return fmt.Errorf("the model uses an external projection matrix, which a model file cannot regenerate from a seed")
-		}
-		h[14], h[15], h[18] = byte(c.Basis), byte(c.Projection), byte(c.Generator)
-		if !c.NoBias {
-			h[17] |= flagBias
-		}
-		if c.OnDemand {
-			h[17] |= flagOnDemand
-		}
-		binary.LittleEndian.PutUint64(h[32:], uint64(c.Y))
-		binary.LittleEndian.PutUint64(h[48:], math.Float64bits(c.Epsilon))
-		binary.LittleEndian.PutUint64(h[56:], c.Seed)
-		binary.LittleEndian.PutUint64(h[72:], math.Float64bits(mm.logScale))
-		payload = mm.t
-		// Write nothing that Load would refuse.
-		if err := checkT(c, payload); err != nil {
-			return err
-		}
-		if math.IsNaN(mm.logScale) || math.IsInf(mm.logScale, 0) {
-			return fmt.Errorf("the log-scale of T is %v", mm.logScale)
-		}
-	default:
-		return fmt.Errorf("cannot save a %T", m)
+	binary.LittleEndian.PutUint64(h[64:], count)
+	return h
+}
+
+// writeDrDAM writes the model file of a DrDAM of the validated
+// configuration c (not External) that stores count memories in t, its T
+// in stored form, with log-scale logScale: for Write and WriteSum.
+func writeDrDAM(w io.Writer, c Config, count uint64, logScale float64, t []float64) error {
+	// Write nothing that Load would refuse.
+	if err := checkT(c, t); err != nil {
+		return err
 	}
+	if math.IsNaN(logScale) || math.IsInf(logScale, 0) {
+		return fmt.Errorf("the log-scale of T is %v", logScale)
+	}
+	h := fileHeader(c, count)
+	h[14], h[15], h[18] = byte(c.Basis), byte(c.Projection), byte(c.Generator)
+	if !c.NoBias {
+		h[17] |= flagBias
+	}
+	if c.OnDemand {
+		h[17] |= flagOnDemand
+	}
+	binary.LittleEndian.PutUint64(h[32:], uint64(c.Y))
+	binary.LittleEndian.PutUint64(h[48:], math.Float64bits(c.Epsilon))
+	binary.LittleEndian.PutUint64(h[56:], c.Seed)
+	binary.LittleEndian.PutUint64(h[72:], math.Float64bits(logScale))
+	return writeModel(w, h, t)
+}
+
+// writeModel writes the header h, with the number of payload values, the
+// payload and the checksum.
+func writeModel(w io.Writer, h []byte, payload []float64) error {
 	binary.LittleEndian.PutUint64(h[80:], uint64(len(payload)))
 	crc := crc32.New(castagnoli)
 	out := io.MultiWriter(w, crc)
