@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/internal/cli"
 )
 
 // file is a path given to a flag, for the checks of checkFiles.
@@ -59,44 +59,13 @@ func checkFiles(inputs, outputs []file) error {
 	return nil
 }
 
-// byteSize is a flag.Value for a number of bytes written with an optional
-// binary or decimal unit: 512MiB, 8GiB, 8G (GiB), 2e9 (bytes).
-type byteSize int64
-
-func (b *byteSize) String() string {
-	if *b == 0 {
-		return ""
-	}
-	return dam.Bytes(float64(*b))
-}
-
-func (b *byteSize) Set(s string) error {
-	t := strings.TrimSpace(s)
-	mult := 1.0
-	for _, u := range []struct {
-		suffix string
-		m      float64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}, {"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1}} {
-		if rest, ok := strings.CutSuffix(t, u.suffix); ok {
-			t, mult = strings.TrimSpace(rest), u.m
-			break
-		}
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v >= 0) || v*mult > 1<<62 {
-		return fmt.Errorf("want a size such as 8GiB, 512MiB or 2e9 (bytes)")
-	}
-	*b = byteSize(v * mult)
-	return nil
-}
+// byteSize is a number of bytes given to a flag (cli.Bytes): 512MiB,
+// 8GiB, 8G (GiB), 2e9 (bytes).
+type byteSize = cli.Bytes
 
 // addBudget adds --max-memory to fs: the budget of the models a command
 // builds or loads.
-func addBudget(fs *flags) *byteSize {
-	b := new(byteSize)
-	fs.Var(b, "max-memory", fmt.Sprintf("memory budget of the model, e.g. 8GiB: a model that needs more is refused before it is built (default %s: three quarters of this machine's memory or of ulimit -v)", dam.Bytes(float64(dam.DefaultBudget()))))
-	return b
-}
+func addBudget(fs *flags) *byteSize { return cli.BudgetFlag(fs.FlagSet) }
 
 // loadModel takes the model at path under the budget, with an error that
 // says which flags lower what it needs.

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
-	"strings"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/internal/cli"
 )
 
 func runEncode(e *env, args []string) error {
@@ -20,40 +18,15 @@ patterns themselves.
 
 Example:
   drdam encode --patterns letters.csv --beta 30 --y 50000 --out letters.drdam`)
-	patterns := fs.String("patterns", "", "file of patterns, one per row (.npy, .csv, .tsv, .txt)")
-	out := fs.String("out", "", "model file to write")
-	rep := fs.String("rep", "drdam", "representation: drdam (distributed) or mrdam (memory)")
-	beta := fs.Float64("beta", 10, "inverse temperature β > 0 (10 is the smallest β of the paper's Fig. 3 grid: the higher β, the more features a DrDAM needs for the same error)")
-	sim := fs.String("similarity", "l2", "energy: l2 (−(1/β) log Σ exp(−β/2‖x−ξ‖²)) or dot (−(1/β) log Σ exp(β⟨ξ,x⟩) + ½‖x‖²)")
-	basis := fs.String("basis", "sincos", "DrDAM feature basis: "+features.BasisNames())
-	y := fs.Int("y", 20000, "DrDAM number of random projections Y (sincos and expexp have 2Y features; 20000 is the middle of the Y of Fig. 3's quick grid)")
-	proj := fs.String("projection", "gaussian", "DrDAM random projection: gaussian (iid, dense), orthogonal (ORF, dense) or structured (SORF: O(Y log D) per product, O(Y) memory)")
-	onDemand := fs.Bool("on-demand", false, "DrDAM with the gaussian projection: regenerate its rows from the seed at every evaluation instead of storing them (O(Y+D) memory, much slower)")
-	seed := fs.Uint64("seed", 0, "DrDAM seed of the random projection and shift")
-	gen := fs.Int("generator", int(features.DefaultGenerator), "DrDAM generator version of a dense (gaussian, orthogonal) projection's Gaussians: 2 (vectorized) or 1 (the one of format-1 model files, about twenty times slower); part of the model, like the seed")
-	noBias := fs.Bool("no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
-	eps := fs.Float64("eps", 0, "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
-	prec := fs.String("precision", "float64", "compute precision: float64 or float32 (about twice as fast; T and results stay float64)")
-	budget := addBudget(fs)
+	enc := cli.EncodeFlags(fs.FlagSet)
+	patterns, out, budget := &enc.Patterns, &enc.Out, enc.MaxMemory
 	fs.require("patterns", "out")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	c, err := encodeConfig(dam.Config{Beta: *beta, Y: *y, Seed: *seed, Generator: features.Generator(*gen), NoBias: *noBias, Epsilon: *eps, OnDemand: *onDemand, MaxMemory: int64(*budget)},
-		*rep, *sim, *prec, *basis, *proj)
+	c, err := enc.Config()
 	if err != nil {
-		return err
-	}
-	if c.Rep == dam.RepMrDAM {
-		var given []string
-		fs.Visit(func(f *flag.Flag) {
-			if drdamOnly[f.Name] {
-				given = append(given, "--"+f.Name)
-			}
-		})
-		if len(given) > 0 {
-			return usagef("%s only apply to a drdam, and --rep is mrdam", strings.Join(given, ", "))
-		}
+		return usageError{err.Error()}
 	}
 	if err := checkFiles([]file{{"patterns", *patterns}}, []file{{"out", *out}}); err != nil {
 		return err
@@ -75,30 +48,6 @@ Example:
 	}
 	fmt.Fprintf(e.stdout, "stored %d patterns of dimension %d in %s: %s\n", p.Rows, p.Cols, *out, m.Config())
 	return nil
-}
-
-// encodeConfig completes c with the named representation, similarity,
-// precision and, for a DrDAM, basis and projection.
-func encodeConfig(c dam.Config, rep, sim, prec, basis, proj string) (dam.Config, error) {
-	var err error
-	if c.Rep, err = dam.ParseRepresentation(rep); err != nil {
-		return c, usageError{"--rep: " + err.Error()}
-	}
-	if c.Similarity, err = dam.ParseSimilarity(sim); err != nil {
-		return c, usageError{"--similarity: " + err.Error()}
-	}
-	if c.Precision, err = dam.ParsePrecision(prec); err != nil {
-		return c, usageError{"--precision: " + err.Error()}
-	}
-	if c.Rep == dam.RepDrDAM {
-		if c.Basis, err = features.ParseBasis(basis); err != nil {
-			return c, usageError{"--basis: " + err.Error()}
-		}
-		if c.Projection, err = features.ParseProjectionKind(proj); err != nil {
-			return c, usageError{"--projection: " + err.Error()}
-		}
-	}
-	return c, nil
 }
 
 func runAdd(e *env, args []string) error    { return runUpdate(e, args, "add") }
@@ -252,20 +201,6 @@ func lockModel(e *env, path string) (func(), error) {
 	})
 }
 
-// drdamOnly are the flags of encode that only a DrDAM uses.
-var drdamOnly = map[string]bool{"y": true, "basis": true, "projection": true, "on-demand": true, "seed": true, "generator": true, "no-bias": true, "eps": true}
-
-// configFlags maps dam.Config fields to the flags of encode.
-var configFlags = map[string]string{"MaxMemory": "--max-memory", "Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision", "OnDemand": "--on-demand", "Generator": "--generator"}
-
-// flagError prefixes a configuration error with the flag that set the
-// field.
-func flagError(err error) error {
-	var ce *dam.ConfigError
-	if errors.As(err, &ce) {
-		if f, ok := configFlags[ce.Field]; ok {
-			return fmt.Errorf("%s: %w", f, err)
-		}
-	}
-	return err
-}
+// flagError prefixes a configuration error with the encode flag that set
+// the field (cli.FlagError).
+func flagError(err error) error { return cli.FlagError(err) }

@@ -47,9 +47,12 @@ var floors = map[string][]string{
 	"internal/peers": {"dam", "features", "metrics", "synth", "npy", "internal/rng", "internal/cpuid", "internal/sysinfo", "internal/atomicfile"},
 	// Floor 4: the paper.
 	"paper": {"experiment", "plots", "imageio", "dam", "features", "metrics", "dataio", "datasets", "internal/atomicfile"},
+	// The command lines that several commands share (drdam's and
+	// drdam-beam's encode flags).
+	"internal/cli": {"dam", "features"},
 	// Floor 5: the command may use every floor below it.
 	"cmd/drdam": {"paper", "experiment", "internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
-		"imageio", "plots", "internal/atomicfile", "internal/cpuid", "internal/rng"},
+		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng"},
 }
 
 // TestFloors parses the imports of every non-test Go file of the module

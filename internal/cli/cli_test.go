@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/features"
+)
+
+func parse(t *testing.T, args ...string) *Encode {
+	t.Helper()
+	fs := flag.NewFlagSet("encode", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	e := EncodeFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return e
+}
+
+// TestEncodeConfig: the defaults are drdam encode's, every flag reaches its
+// field, and the paths and the budget are kept.
+func TestEncodeConfig(t *testing.T) {
+	e := parse(t)
+	c, err := e.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := dam.Config{Rep: dam.RepDrDAM, Similarity: dam.L2, Precision: dam.Float64, Beta: 10, Y: 20000,
+		Basis: features.SinCos, Projection: features.Gaussian, Generator: features.DefaultGenerator}
+	if c != want {
+		t.Errorf("defaults: %+v, want %+v", c, want)
+	}
+	e = parse(t, "--patterns", "p.npy", "--out", "m.drdam", "--beta", "30", "--similarity", "dot", "--basis", "expexp",
+		"--y", "500", "--projection", "structured", "--seed", "7", "--generator", "1", "--no-bias", "--eps", "0.01",
+		"--precision", "float32", "--max-memory", "2GiB", "--on-demand")
+	c, err = e.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = dam.Config{Rep: dam.RepDrDAM, Similarity: dam.Dot, Precision: dam.Float32, Beta: 30, Y: 500, Basis: features.ExpExp,
+		Projection: features.Structured, Seed: 7, Generator: 1, NoBias: true, Epsilon: 0.01, OnDemand: true, MaxMemory: 2 << 30}
+	if c != want || e.Patterns != "p.npy" || e.Out != "m.drdam" {
+		t.Errorf("flags: %+v (%q, %q), want %+v", c, e.Patterns, e.Out, want)
+	}
+	e = parse(t, "--rep", "mrdam", "--beta", "3")
+	if c, err = e.Config(); err != nil || c.Rep != dam.RepMrDAM || c.Beta != 3 {
+		t.Errorf("mrdam: %+v, %v", c, err)
+	}
+}
+
+// TestEncodeConfigErrors: each error names its flag as typed.
+func TestEncodeConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--rep", "x"}, `--rep: unknown representation "x"`},
+		{[]string{"--similarity", "cosine"}, `--similarity: unknown similarity "cosine"`},
+		{[]string{"--precision", "half"}, `--precision: unknown precision "half"`},
+		{[]string{"--basis", "sine"}, `--basis: unknown basis "sine"`},
+		{[]string{"--projection", "x"}, `--projection: `},
+		{[]string{"--rep", "mrdam", "--y", "100", "--seed", "2"}, "--seed, --y only apply to a drdam, and --rep is mrdam"},
+	} {
+		e := parse(t, tc.args...)
+		if _, err := e.Config(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("%v: err = %v, want it to start with %q", tc.args, err, tc.want)
+		}
+	}
+}
+
+// TestFlagError: a configuration error is prefixed with the flag of its
+// field; other errors are left alone.
+func TestFlagError(t *testing.T) {
+	_, err := dam.Config{D: 3, Beta: 1, Y: 0}.Validate()
+	if got := FlagError(err); !strings.HasPrefix(got.Error(), "--y: ") || !errors.Is(got, err) {
+		t.Errorf("FlagError(%v) = %v", err, got)
+	}
+	plain := errors.New("x")
+	if FlagError(plain) != plain {
+		t.Error("FlagError changed an error that is not a ConfigError")
+	}
+}
+
+// TestBytes: sizes with binary and decimal units.
+func TestBytes(t *testing.T) {
+	for s, want := range map[string]Bytes{"512MiB": 512 << 20, "8G": 8 << 30, "2e9": 2e9, "1.5 KB": 1500, "0": 0, "3B": 3} {
+		var b Bytes
+		if err := b.Set(s); err != nil || b != want {
+			t.Errorf("Set(%q) = %d, %v; want %d", s, b, err, want)
+		}
+	}
+	for _, s := range []string{"", "x", "-1GiB", "1e30TiB", "NaN"} {
+		var b Bytes
+		if err := b.Set(s); err == nil {
+			t.Errorf("Set(%q) succeeded", s)
+		}
+	}
+	b := Bytes(3 << 30)
+	if b.String() != dam.Bytes(3<<30) || new(Bytes).String() != "" {
+		t.Errorf("String: %q, %q", b.String(), new(Bytes).String())
+	}
+}
