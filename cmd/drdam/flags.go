@@ -8,13 +8,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/internal/cli"
 )
 
 // usageError marks a mistake on the command line (exit status 2).
@@ -95,28 +95,9 @@ func emptyWhat(fl *flag.Flag) string {
 	return "value"
 }
 
-// flagRE matches the flag package's own messages, which name flags with
-// one dash.
-var flagRE = []struct {
-	re  *regexp.Regexp
-	msg string
-}{
-	{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1"},
-	{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
-	{regexp.MustCompile(`^invalid boolean value (".*") for -+(\S+): .*$`), "--$2 $1: want true or false (a bare --$2 means true; write --$2=false for false)"},
-	{regexp.MustCompile(`^invalid value (".*") for flag -+(\S+): (.*)$`), "--$2 $1: $3"},
-}
-
 // flagMessage rewrites an error of the flag package to name the flag as it
-// is typed, with two dashes.
-func flagMessage(msg string) string {
-	for _, r := range flagRE {
-		if r.re.MatchString(msg) {
-			return r.re.ReplaceAllString(msg, r.msg)
-		}
-	}
-	return msg
-}
+// is typed, with two dashes (cli.FlagMessage).
+func flagMessage(msg string) string { return cli.FlagMessage(msg) }
 
 // maxCount bounds every count flag: 2³⁰ (1073741824) is more than any of
 // them can use in memory or time, and a larger value is a typing mistake

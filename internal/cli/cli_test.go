@@ -105,3 +105,18 @@ func TestBytes(t *testing.T) {
 		t.Errorf("String: %q, %q", b.String(), new(Bytes).String())
 	}
 }
+
+// TestFlagMessage: the flag package's messages name flags with two dashes.
+func TestFlagMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"flag provided but not defined: -bogus":               "unknown flag --bogus",
+		"flag needs an argument: -y":                          "--y needs a value",
+		`invalid value "1e5" for flag -y: parse error`:        `--y "1e5": parse error`,
+		`invalid boolean value "x" for -no-bias: parse error`: `--no-bias "x": want true or false (a bare --no-bias means true; write --no-bias=false for false)`,
+		"something else": "something else",
+	} {
+		if got := FlagMessage(in); got != want {
+			t.Errorf("FlagMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -4,8 +4,9 @@
 // defaults and help), the memory budget flag, and errors that name the
 // flag that set a configuration field.
 //
-// It defines flags on a *flag.FlagSet and turns their values into a
-// dam.Config; parsing the command line, and the forms in which numbers
+// It defines flags on a *flag.FlagSet, turns their values into a
+// dam.Config and words the flag package's errors as drdam does
+// (FlagMessage); parsing the command line, and the forms in which numbers
 // may be written, are the command's.
 package cli
 
@@ -13,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/drdam/drdam/dam"
@@ -119,4 +121,27 @@ func FlagError(err error) error {
 		}
 	}
 	return err
+}
+
+// flagRE matches the flag package's own messages, which name flags with
+// one dash.
+var flagRE = []struct {
+	re  *regexp.Regexp
+	msg string
+}{
+	{regexp.MustCompile(`^flag provided but not defined: -+(.*)$`), "unknown flag --$1"},
+	{regexp.MustCompile(`^flag needs an argument: -+(.*)$`), "--$1 needs a value"},
+	{regexp.MustCompile(`^invalid boolean value (".*") for -+(\S+): .*$`), "--$2 $1: want true or false (a bare --$2 means true; write --$2=false for false)"},
+	{regexp.MustCompile(`^invalid value (".*") for flag -+(\S+): (.*)$`), "--$2 $1: $3"},
+}
+
+// FlagMessage rewrites an error of the flag package to name the flag as it
+// is typed, with two dashes.
+func FlagMessage(msg string) string {
+	for _, r := range flagRE {
+		if r.re.MatchString(msg) {
+			return r.re.ReplaceAllString(msg, r.msg)
+		}
+	}
+	return msg
 }
