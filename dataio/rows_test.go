@@ -42,10 +42,10 @@ func bitsEqual(a, b []float64) bool {
 func rowsFiles(t *testing.T, dir string) []string {
 	t.Helper()
 	files := map[string][]byte{
-		"a.csv":  []byte("x,y,z\n1,2,3\n# comment\n4,5,6.5\n\n7,8,9\n-1,-2,-3\n"),
-		"b.tsv":  []byte("1\t2\t3\n4\t5\t6\n"),
-		"c.txt":  []byte("1 2 3\n4   5 6\n7 8 9e-3\n"),
-		"d.arff": []byte("@relation r\n@attribute a numeric\n@attribute c {p,q}\n@attribute b numeric\n@attribute s string\n@attribute e real\n@data\n1,p,2,'x',3\n{0 4, 2 5, 4 6}\n% comment\n7,q,8,y,9\n"),
+		"a.csv":           []byte("x,y,z\n1,2,3\n# comment\n4,5,6.5\n\n7,8,9\n-1,-2,-3\n"),
+		"b.tsv":           []byte("1\t2\t3\n4\t5\t6\n"),
+		"c.txt":           []byte("1 2 3\n4   5 6\n7 8 9e-3\n"),
+		"d.arff":          []byte("@relation r\n@attribute a numeric\n@attribute c {p,q}\n@attribute b numeric\n@attribute s string\n@attribute e real\n@data\n1,p,2,'x',3\n{0 4, 2 5, 4 6}\n% comment\n7,q,8,y,9\n"),
 		"e-idx3-ubyte":    idxFile(0x08, []uint32{4, 3}, []byte{0, 1, 2, 3, 4, 5, 250, 251, 252, 253, 254, 255}),
 		"f-idx3-ubyte.gz": gz(t, idxFile(0x08, []uint32{2, 1, 3}, []byte{9, 8, 7, 6, 5, 4})),
 		"g.idx":           idxFile(0x0D, []uint32{2, 3}, []byte{0x3f, 0x80, 0, 0, 0x40, 0, 0, 0, 0xc0, 0x40, 0, 0, 0, 0, 0, 0, 0x3f, 0, 0, 0, 0x42, 0xc8, 0, 0}),
