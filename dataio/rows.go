@@ -193,6 +193,11 @@ func (rs *Rows) Cols() int { return rs.cols }
 // Name returns the file that the last chunk came from.
 func (rs *Rows) Name() string { return rs.name }
 
+// Before returns the number of rows of the current file (Name) before
+// those that the last Read returned: add it to a row of the chunk,
+// counted from 1, to name the row of the file.
+func (rs *Rows) Before() int { return rs.first }
+
 // Total returns the number of rows read so far, from all files.
 func (rs *Rows) Total() int64 { return rs.total }
 

@@ -379,16 +379,20 @@ func TestStoreInParts(t *testing.T) {
 	}
 }
 
-// TestInputTooLarge: a data file that could need more memory to read than
-// the budget is refused before it is read, naming the file and the flag.
+// TestInputTooLarge: a file of queries that could need more memory to
+// read than the budget is refused before it is read, naming the file and
+// the flag; encode reads its patterns a chunk at a time, and takes the
+// same file under the same budget.
 func TestInputTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	pat := writeCSV(t, dir, "p.csv", strings.Repeat("0.5,0.25,0,0\n", 20000)) // 260 kB: up to 1.5 MiB to read
-	st, _, errOut := drdam(t, "encode", "--patterns", pat, "--out", filepath.Join(dir, "m.drdam"), "--y", "64", "--max-memory", "1MiB")
+	model := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", pat, "--out", model, "--y", "64", "--max-memory", "1MiB")
+	st, _, errOut := drdam(t, "energy", "--model", model, "--queries", pat, "--max-memory", "1MiB")
 	if st != 1 || !strings.Contains(errOut, pat+": a file of") || !strings.Contains(errOut, "--max-memory") {
 		t.Errorf("status %d, %q", st, errOut)
 	}
-	mustRun(t, "encode", "--patterns", pat, "--out", filepath.Join(dir, "m.drdam"), "--y", "64", "--max-memory", "64MiB")
+	mustRun(t, "energy", "--model", model, "--queries", pat, "--out", filepath.Join(dir, "e.npy"), "--max-memory", "64MiB")
 }
 
 // pngEncode writes a uniform gray w×h PNG (it compresses to about 1/1000).
