@@ -208,6 +208,26 @@ func idxValue(typ byte, b []byte) float64 {
 	}
 }
 
+// IDXShape returns the dimensions that the header of the IDX file at path
+// declares (plain or compressed, see ReadMatrix) and the name of its value
+// type: "unsigned byte", "signed byte", "short", "int", "float" or
+// "double".
+func IDXShape(path string) (dims []int, typ string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	h, _, err := idxStream(f, path)
+	if err != nil {
+		return nil, "", err
+	}
+	return h.dims, idxTypes[h.typ].name, nil
+}
+
+// FormatDims writes dimensions as "60000×28×28".
+func FormatDims(dims []int) string { return idxHeader{dims: dims}.shape() }
+
 // DeclaredValues returns how many values the file at path declares in
 // its header, for the formats that have one that says (IDX files,
 // compressed or not), and ok = false for the others. Callers use it to
