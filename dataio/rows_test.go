@@ -1,6 +1,7 @@
 package dataio
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"os"
@@ -39,7 +40,7 @@ func bitsEqual(a, b []float64) bool {
 
 // rowsFiles writes one small matrix file of every format into dir and
 // returns their paths.
-func rowsFiles(t *testing.T, dir string) []string {
+func rowsFiles(t testing.TB, dir string) []string {
 	t.Helper()
 	files := map[string][]byte{
 		"a.csv":           []byte("x,y,z\n1,2,3\n# comment\n4,5,6.5\n\n7,8,9\n-1,-2,-3\n"),
@@ -209,4 +210,65 @@ func npyBytes(t *testing.T, shape []int, data []float64) []byte {
 		t.Fatal(err)
 	}
 	return []byte(b.String())
+}
+
+// FuzzRows checks that reading by rows agrees with reading whole: for any
+// bytes in any format, when ReadMatrix's decoder returns a matrix, Rows
+// returns its rows bit for bit (in chunks of 1 and 3 rows); when Rows
+// reads every row, the decoder succeeds too, unless the file passes the
+// decoder's MaxValues; and neither panics.
+func FuzzRows(f *testing.F) {
+	names := []string{"f.csv", "f.tsv", "f.txt", "f.arff", "f-ubyte", "f.npy"}
+	dir := f.TempDir()
+	paths := rowsFiles(f, dir)
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for k := range names {
+			f.Add(b, uint8(k))
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		name := names[int(k)%len(names)]
+		fm, _ := formatOf(name, false)
+		whole, werr := decodeMatrix(bytes.NewReader(data), name, fm, parseNumber)
+		for _, chunk := range []int{1, 3} {
+			rs, err := NewRows(bytes.NewReader(data), name)
+			var got []float64
+			if err == nil && rs.Cols() > 1<<16 {
+				continue // a header's width; the caller bounds its buffers
+			}
+			if err == nil {
+				buf := make([]float64, chunk*rs.Cols())
+				for {
+					n, rerr := rs.Read(buf)
+					if rerr == io.EOF {
+						break
+					}
+					if rerr != nil {
+						err = rerr
+						break
+					}
+					got = append(got, buf[:n*rs.Cols()]...)
+				}
+			}
+			switch {
+			case werr == nil && err != nil:
+				t.Fatalf("%s: ReadMatrix reads %d×%d, Rows fails: %v", name, whole.Rows, whole.Cols, err)
+			case werr == nil && (!bitsEqualNaN(got, whole.Data) || rs.Cols() != whole.Cols):
+				t.Fatalf("%s: Rows reads %v, ReadMatrix %v", name, got, whole.Data)
+			case werr != nil && err == nil && !strings.Contains(werr.Error(), "MaxValues") && !strings.Contains(werr.Error(), "values this reader holds"):
+				t.Fatalf("%s: Rows reads %d values, ReadMatrix fails: %v", name, len(got), werr)
+			}
+		}
+	})
+}
+
+// bitsEqualNaN is bitsEqual with any NaN equal to any NaN.
+func bitsEqualNaN(a, b []float64) bool {
+	return slices.EqualFunc(a, b, func(x, y float64) bool {
+		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
+	})
 }

@@ -121,6 +121,15 @@ func budgetHint(err error) error {
 	return fmt.Errorf("%w; %s", err, hint)
 }
 
+// budgetOf returns the budget of --max-memory, or the default one when the
+// flag is not given.
+func budgetOf(budget *byteSize) int64 {
+	if budget != nil && *budget > 0 {
+		return int64(*budget)
+	}
+	return dam.DefaultBudget()
+}
+
 // checkInputSize refuses a data file that reading could need more than
 // the budget for: a matrix takes 8 bytes per value, and a value takes at
 // least 2 bytes of text ("0,") or 1 byte of .npy (a uint8 or bool), so the
@@ -142,13 +151,7 @@ func checkInputSize(path string, budget *byteSize) error {
 	if n, ok, err := dataio.DeclaredValues(path); ok && err == nil {
 		need = 8 * float64(n)
 	}
-	b := int64(0)
-	if budget != nil {
-		b = int64(*budget)
-	}
-	if b <= 0 {
-		b = dam.DefaultBudget()
-	}
+	b := budgetOf(budget)
 	if need > float64(b) {
 		return fmt.Errorf("%s: a file of %s may need up to %s to read, more than the memory budget of %s; split it, or raise --max-memory",
 			path, dam.Bytes(float64(st.Size())), dam.Bytes(need), dam.Bytes(float64(b)))

@@ -69,7 +69,7 @@ Example:
 	if err != nil {
 		return budgetHint(flagError(err))
 	}
-	k, err := storeRows(e, m, rows, *patterns, false)
+	k, err := storeRows(e, m, rows, *patterns, false, budget)
 	if err != nil {
 		return err
 	}
@@ -147,7 +147,7 @@ subtracts their features from T and cannot check that they were stored.`
 	}
 	defer rows.Close()
 	before := m.Len()
-	if _, err := storeRows(e, m, rows, *patterns, verb == "remove"); err != nil {
+	if _, err := storeRows(e, m, rows, *patterns, verb == "remove", budget); err != nil {
 		return err
 	}
 	if err := dam.Save(*out, m); err != nil {

@@ -17,18 +17,38 @@ var chunkValues = 1 << 20
 // multiple of the 256 patterns that a DrDAM encodes at a time, so that T
 // is the same bit for bit as when the patterns are added in one call
 // (for the L2 energy; a DrDAM of the dot energy rescales T when a pattern
-// of larger weight comes, so its T is the same to rounding).
-func chunkRows(d int) int { return 256 * max(1, chunkValues/(256*d)) }
+// of larger weight comes, so its T is the same to rounding). Rows wider
+// than chunkValues/256 go fewer at a time, at least one.
+func chunkRows(d int) int {
+	if d <= chunkValues/256 {
+		return 256 * (chunkValues / (256 * d))
+	}
+	return max(1, chunkValues/d)
+}
 
 // storeRows adds (or, with remove set, removes) the patterns of rows to
 // m, a chunk at a time, reading the next chunk while m stores the last,
 // with a progress line (patterns/s and the time left). A bad row is an
 // error naming its file, row and column; m is then partly updated, and
 // the caller must not save it. It returns the number of patterns stored.
-func storeRows(e *env, m dam.Memory, rows *dataio.Rows, label string, remove bool) (int64, error) {
+func storeRows(e *env, m dam.Memory, rows *dataio.Rows, label string, remove bool, budget *byteSize) (int64, error) {
 	d := rows.Cols()
 	if d != m.Dim() {
 		return 0, fmt.Errorf("%s: patterns have %d columns, but the model has dimension D = %d", rows.Name(), d, m.Dim())
+	}
+	// Two chunks take at most a quarter of the budget (a header may
+	// declare rows of any width): fewer rows under a small budget, and an
+	// error if one row is too wide.
+	n, b := chunkRows(d), budgetOf(budget)
+	if fit := b / 4 / (16 * int64(d)); int64(n) > fit {
+		n = int(fit)
+		if n > 256 {
+			n -= n % 256
+		}
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("%s: rows of %d values take %s to read (two chunks of a row), more than a quarter of the memory budget of %s; raise --max-memory",
+			rows.Name(), d, dam.Bytes(16*float64(d)), dam.Bytes(float64(b)))
 	}
 	op, verb := m.Add, "adding"
 	if remove {
@@ -44,7 +64,6 @@ func storeRows(e *env, m dam.Memory, rows *dataio.Rows, label string, remove boo
 		read [2]int64 // rows.Progress() after the chunk
 		err  error
 	}
-	n := chunkRows(d)
 	free := make(chan []float64, 2)
 	free <- make([]float64, n*d)
 	free <- make([]float64, n*d)
