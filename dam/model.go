@@ -79,13 +79,25 @@ func (c Config) CheckPatterns(x []float64) error {
 	return nil
 }
 
+// RowError is an error about one row of a batch of patterns or queries,
+// such as "patterns: row 3, column 7 is NaN". A caller that passes a large
+// matrix in parts adds the rows before a part to Row, so that the error
+// names the row of the whole.
+type RowError struct {
+	What string // "patterns" or "queries"
+	Row  int    // the row, counted from 1
+	Msg  string // what is wrong with it, after "row R"
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("%s: row %d%s", e.What, e.Row, e.Msg) }
+
 // checkDotWeights refuses patterns whose dot weight β‖ξ‖²/2 exceeds
 // MaxDotLogWeight, given their squared norms sq.
 func checkDotWeights(sq []float64, beta float64) error {
 	for r, s := range sq {
 		if lw := beta * s / 2; lw > MaxDotLogWeight {
-			return fmt.Errorf("patterns: row %d: β‖ξ‖²/2 = %.4g exceeds %d: with the dot energy a DrDAM weighs each pattern by exp(β‖ξ‖²/2), and the error of its random-feature estimate is of that size, so this pattern would drown every pattern of smaller norm (and the energy of every query) in noise; scale the patterns down (to unit norm, for instance) or lower β",
-				r+1, lw, MaxDotLogWeight)
+			return &RowError{"patterns", r + 1, fmt.Sprintf(": β‖ξ‖²/2 = %.4g exceeds %d: with the dot energy a DrDAM weighs each pattern by exp(β‖ξ‖²/2), and the error of its random-feature estimate is of that size, so this pattern would drown every pattern of smaller norm (and the energy of every query) in noise; scale the patterns down (to unit norm, for instance) or lower β",
+				lw, MaxDotLogWeight)}
 		}
 	}
 	return nil
@@ -106,7 +118,7 @@ func checkValues(what string, x []float64, d int, c Config) error {
 		}
 		row := x[r : r+d]
 		if i := firstNonFinite(row); i >= 0 {
-			return fmt.Errorf("%s: row %d, column %d is %v", what, r/d+1, i+1, row[i])
+			return &RowError{what, r/d + 1, fmt.Sprintf(", column %d is %v", i+1, row[i])}
 		}
 		big := 0
 		for i, v := range row {
@@ -114,8 +126,8 @@ func checkValues(what string, x []float64, d int, c Config) error {
 				big = i
 			}
 		}
-		return fmt.Errorf("%s: row %d is too large for a %v model to compute with (column %d is %g): max(β, 1)·D·‖x‖² = %.3g exceeds %.3g; scale the data down (to unit norm, for instance)",
-			what, r/d+1, c.Precision, big+1, row[big], s*scale, limit)
+		return &RowError{what, r/d + 1, fmt.Sprintf(" is too large for a %v model to compute with (column %d is %g): max(β, 1)·D·‖x‖² = %.3g exceeds %.3g; scale the data down (to unit norm, for instance)",
+			c.Precision, big+1, row[big], s*scale, limit)}
 	}
 	return nil
 }

@@ -9,22 +9,15 @@ import (
 	"strings"
 )
 
-// data parses the rows after @data.
+// data parses the rows after @data into p.a.
 func (p *arffParser) data() error {
 	a := p.a
 	c := len(a.Attributes)
-	p.index = make([]map[string]int, c)
+	p.startData()
 	a.Strings = make([][]string, c)
 	hasStrings := false
 	for j, at := range a.Attributes {
-		switch at.Type {
-		case Nominal:
-			m := make(map[string]int, len(at.Values))
-			for k, v := range at.Values {
-				m[v] = k
-			}
-			p.index[j] = m
-		case String, Date:
+		if at.Type == String || at.Type == Date {
 			a.Strings[j] = []string{}
 			hasStrings = true
 		}
@@ -32,13 +25,51 @@ func (p *arffParser) data() error {
 	if !hasStrings {
 		a.Strings = nil
 	}
+	p.limit = true
 	row := make([]float64, c)
 	strs := make([]string, c)
 	for {
-		s, err := p.next()
+		err := p.row(row, strs)
 		if err == io.EOF {
 			return nil
 		}
+		if err != nil {
+			return err
+		}
+		a.Data = append(a.Data, row...)
+		for j := range a.Strings {
+			if a.Strings[j] != nil {
+				a.Strings[j] = append(a.Strings[j], strs[j])
+			}
+		}
+		a.Rows++
+		a.lines = append(a.lines, p.line)
+	}
+}
+
+// startData prepares the parsing of the rows after @data: the indices of
+// the nominal values.
+func (p *arffParser) startData() {
+	p.index = make([]map[string]int, len(p.a.Attributes))
+	for j, at := range p.a.Attributes {
+		if at.Type == Nominal {
+			m := make(map[string]int, len(at.Values))
+			for k, v := range at.Values {
+				m[v] = k
+			}
+			p.index[j] = m
+		}
+	}
+}
+
+// row parses the next data row, row p.a.Rows+1, into row and strs
+// (len(Attributes) each), skipping blank lines and comments, or returns
+// io.EOF after the last. With p.limit set, a row past MaxValues values is
+// an error.
+func (p *arffParser) row(row []float64, strs []string) error {
+	c := len(p.a.Attributes)
+	for {
+		s, err := p.next()
 		if err != nil {
 			return err
 		}
@@ -55,27 +86,15 @@ func (p *arffParser) data() error {
 		for j := range strs {
 			strs[j] = ""
 		}
-		if a.Rows >= maxValues/c {
+		if p.limit && p.a.Rows >= maxValues/c {
 			// Only a sparse file can get here with less than
 			// MaxValues bytes of data: "{}" is a whole row.
-			return p.rowErrf("too much data: %d rows of %d attributes would be more than MaxValues = %d values", a.Rows+1, c, maxValues)
+			return p.rowErrf("too much data: %d rows of %d attributes would be more than MaxValues = %d values", p.a.Rows+1, c, maxValues)
 		}
 		if l.s[l.pos] == '{' {
-			err = p.sparse(l, row, strs)
-		} else {
-			err = p.dense(l, row, strs)
+			return p.sparse(l, row, strs)
 		}
-		if err != nil {
-			return err
-		}
-		a.Data = append(a.Data, row...)
-		for j := range a.Strings {
-			if a.Strings[j] != nil {
-				a.Strings[j] = append(a.Strings[j], strs[j])
-			}
-		}
-		a.Rows++
-		a.lines = append(a.lines, p.line)
+		return p.dense(l, row, strs)
 	}
 }
 

@@ -16,6 +16,9 @@ type arffParser struct {
 	index []map[string]int
 	// fields holds the fields of a dense row.
 	fields []arffField
+	// limit makes row refuse data past MaxValues values (when the rows
+	// are kept, not streamed).
+	limit bool
 }
 
 // arffField is a field of a dense data row.

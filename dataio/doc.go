@@ -30,6 +30,18 @@
 //     floats and doubles are read as they are. DeclaredValues reads the number of values a header declares
 //     (what a compressed file's size does not bound).
 //
+// # Reading by rows
+//
+// ReadMatrix holds a whole matrix in memory. OpenRows and NewRows read the
+// rows of a file, of every format above, a chunk at a time, so that a file
+// larger than memory is read in the memory of a chunk: a .npy array of any
+// dtype in C order from any reader (and in Fortran order by columns, from
+// a file), text and ARFF files line by line, IDX files (compressed too) as
+// their bytes arrive. OpenRows also reads a glob or a folder of shards,
+// one after another in the order of their names. Rows reads the values
+// that ReadMatrix reads, bit for bit, with the same errors; its
+// CheckFinite names the shard and its row.
+//
 // # Text files
 //
 // Each line is one row. Blank lines and lines starting with '#' are

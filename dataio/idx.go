@@ -97,52 +97,97 @@ func readIDXHeader(r io.Reader, path string) (idxHeader, error) {
 		if d == 0 {
 			return idxHeader{}, fmt.Errorf("%s: no data: the IDX header declares shape %s", path, h.shape())
 		}
-		if h.n > int64(maxValues)/int64(d) {
-			return idxHeader{}, fmt.Errorf("%s: the IDX header declares shape %s, more than the %d values this reader holds (at dimension %d)", path, h.shape(), maxValues, i+1)
+		if i > 0 && h.n/int64(h.dims[0]) > int64(maxValues)/int64(d) {
+			return idxHeader{}, fmt.Errorf("%s: the IDX header declares shape %s: rows of more than the %d values this reader holds", path, h.shape(), maxValues)
 		}
 		h.n *= int64(d)
 	}
 	return h, nil
 }
 
-// idxMatrix reads the values of an IDX file after its header: the first
+// idxMatrix reads the values of an IDX file after its header into a
+// matrix, as idxRows reads them. Memory grows with the values actually
+// read, not with what the header declares, up to MaxValues.
+func idxMatrix(r io.Reader, path string, h idxHeader) (*Matrix, error) {
+	if h.n > int64(maxValues) {
+		return nil, fmt.Errorf("%s: the IDX header declares shape %s, more than the %d values this reader holds in memory (read it in chunks with OpenRows)", path, h.shape(), maxValues)
+	}
+	src := newIDXRows(r, path, h)
+	m := &Matrix{Cols: src.cols}
+	buf := make([]float64, max(1, (1<<16)/src.cols)*src.cols)
+	for {
+		k, err := src.read(buf)
+		if err == io.EOF {
+			return m, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.Data = append(m.Data, buf[:k*src.cols]...)
+		m.Rows += k
+	}
+}
+
+// idxRows reads the rows of an IDX file after its header: the first
 // dimension gives the rows and the others are flattened, row-major, into
 // the columns (an image of MNIST, 28×28, is a row of 784 values); a 1-D
 // file of n values is one row (1×n), as a 1-D .npy array. Unsigned bytes
 // are 8-bit gray levels and are read as v/255/√D in [0, 1/√D], D the
 // values of a row, as package imageio reads pixels (a pattern's norm is
 // then at most 1, the scale the paper's β assume); the other types are
-// read as they are. Memory grows with the values actually read, not with
-// what the header declares.
-func idxMatrix(r io.Reader, path string, h idxHeader) (*Matrix, error) {
-	m := &Matrix{Rows: h.dims[0], Cols: int(h.n) / h.dims[0]}
+// read as they are.
+type idxRows struct {
+	r          io.Reader
+	path       string
+	h          idxHeader
+	rows, cols int
+	done       int // rows read
+	scale      float64
+	buf        []byte
+}
+
+func newIDXRows(r io.Reader, path string, h idxHeader) *idxRows {
+	s := &idxRows{r: r, path: path, h: h, rows: h.dims[0], cols: int(h.n / int64(h.dims[0])), scale: 1}
 	if len(h.dims) == 1 {
-		m.Rows, m.Cols = 1, h.dims[0]
+		s.rows, s.cols = 1, h.dims[0]
 	}
-	t := idxTypes[h.typ]
-	scale := 1.0
 	if h.typ == 0x08 {
-		scale = 1 / (255 * math.Sqrt(float64(m.Cols)))
+		s.scale = 1 / (255 * math.Sqrt(float64(s.cols)))
+	}
+	return s
+}
+
+// read reads up to len(dst)/cols rows into dst, or returns io.EOF after
+// the last, once it has checked that no bytes follow the declared values.
+func (s *idxRows) read(dst []float64) (int, error) {
+	k := min(len(dst)/s.cols, s.rows-s.done)
+	t := idxTypes[s.h.typ]
+	if k == 0 {
+		var extra [1]byte
+		if n, _ := s.r.Read(extra[:]); n > 0 {
+			return 0, fmt.Errorf("%s: more bytes than the IDX header declares (%s %s values, %d bytes)", s.path, s.h.shape(), t.name, s.h.n*int64(t.size))
+		}
+		return 0, io.EOF
 	}
 	const chunk = 1 << 16 // values per read
-	buf := make([]byte, chunk*t.size)
-	m.Data = make([]float64, 0, min(h.n, chunk))
-	for int64(len(m.Data)) < h.n {
-		k := int(min(h.n-int64(len(m.Data)), chunk))
-		if n, err := io.ReadFull(r, buf[:k*t.size]); err != nil {
-			got := int64(len(m.Data)) + int64(n/t.size)
-			return nil, fmt.Errorf("%s: truncated: the IDX header declares %s %s values (%d bytes), the data ends after %d values (row %d)",
-				path, h.shape(), t.name, h.n*int64(t.size), got, got/int64(m.Cols)+1)
-		}
-		for i := range k {
-			m.Data = append(m.Data, scale*idxValue(h.typ, buf[i*t.size:]))
-		}
+	if s.buf == nil {
+		s.buf = make([]byte, min(chunk, s.h.n)*int64(t.size))
 	}
-	var extra [1]byte
-	if n, _ := r.Read(extra[:]); n > 0 {
-		return nil, fmt.Errorf("%s: more bytes than the IDX header declares (%s %s values, %d bytes)", path, h.shape(), t.name, h.n*int64(t.size))
+	dst = dst[:k*s.cols]
+	for off := 0; off < len(dst); {
+		m := min(len(dst)-off, len(s.buf)/t.size)
+		if n, err := io.ReadFull(s.r, s.buf[:m*t.size]); err != nil {
+			got := int64(s.done)*int64(s.cols) + int64(off) + int64(n/t.size)
+			return 0, fmt.Errorf("%s: truncated: the IDX header declares %s %s values (%d bytes), the data ends after %d values (row %d)",
+				s.path, s.h.shape(), t.name, s.h.n*int64(t.size), got, got/int64(s.cols)+1)
+		}
+		for i := range m {
+			dst[off+i] = s.scale * idxValue(s.h.typ, s.buf[i*t.size:])
+		}
+		off += m
 	}
-	return m, nil
+	s.done += k
+	return k, nil
 }
 
 // idxValue decodes the big-endian value of type typ at b.
@@ -162,6 +207,26 @@ func idxValue(typ byte, b []byte) float64 {
 		return math.Float64frombits(binary.BigEndian.Uint64(b))
 	}
 }
+
+// IDXShape returns the dimensions that the header of the IDX file at path
+// declares (plain or compressed, see ReadMatrix) and the name of its value
+// type: "unsigned byte", "signed byte", "short", "int", "float" or
+// "double".
+func IDXShape(path string) (dims []int, typ string, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, "", err
+	}
+	defer f.Close()
+	h, _, err := idxStream(f, path)
+	if err != nil {
+		return nil, "", err
+	}
+	return h.dims, idxTypes[h.typ].name, nil
+}
+
+// FormatDims writes dimensions as "60000×28×28".
+func FormatDims(dims []int) string { return idxHeader{dims: dims}.shape() }
 
 // DeclaredValues returns how many values the file at path declares in
 // its header, for the formats that have one that says (IDX files,

@@ -23,7 +23,7 @@ func idxFile(typ byte, dims []uint32, values []byte) []byte {
 	return b.Bytes()
 }
 
-func gz(t *testing.T, b []byte) []byte {
+func gz(t testing.TB, b []byte) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	w := gzip.NewWriter(&out)

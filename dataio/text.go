@@ -133,9 +133,44 @@ func skipBOM(r *bufio.Reader) {
 // parseText reads a matrix from r, a text file of format f called path
 // (a name for messages only), parsing each field with parse.
 func parseText(r io.Reader, path string, f format, parse func(string) (float64, error)) (*Matrix, error) {
+	t, err := newTextRows(r, path, f, parse)
+	if err != nil {
+		return nil, err
+	}
+	m := &Matrix{Cols: t.cols}
+	for {
+		err := t.next()
+		if err == io.EOF {
+			return m, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		m.Data = append(m.Data, t.values...)
+		m.Rows++
+	}
+}
+
+// textRows parses the rows of a text file one at a time.
+type textRows struct {
+	path       string
+	parse      func(string) (float64, error)
+	rr         recordReader
+	cols       int       // fields per row, known once newTextRows returns
+	rows       int       // rows parsed
+	headerLine int       // line of the header row, or 0
+	firstLine  int       // line of row 1
+	values     []float64 // the values of the row next parsed
+	pending    bool      // the first row is parsed and not yet returned
+}
+
+// newTextRows reads the text file of format f called path from r up to
+// and including its first data row, which the first call of next
+// returns; a file without one is an error "PATH: no data rows".
+func newTextRows(r io.Reader, path string, f format, parse func(string) (float64, error)) (*textRows, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	skipBOM(br)
-	var rr recordReader
+	t := &textRows{path: path, parse: parse, values: make([]float64, 0, 64)}
 	switch f {
 	case formatCSV, formatTSV:
 		cr := csv.NewReader(br)
@@ -150,37 +185,50 @@ func parseText(r io.Reader, path string, f format, parse func(string) (float64, 
 		} else {
 			cr.TrimLeadingSpace = true
 		}
-		rr = &csvRecords{r: cr}
+		t.rr = &csvRecords{r: cr}
 	default:
-		rr = &txtRecords{r: br}
+		t.rr = &txtRecords{r: br}
 	}
+	err := t.next()
+	if err == io.EOF {
+		return nil, fmt.Errorf("%s: no data rows", path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	t.pending = true
+	return t, nil
+}
 
-	m := &Matrix{}
-	var headerLine int // line of the header row, or 0
-	var firstLine int  // line of row 1
-	values := make([]float64, 0, 64)
+// next parses the next row into t.values, or returns io.EOF after the
+// last. Its errors name the file, the line, the row and the column.
+func (t *textRows) next() error {
+	if t.pending {
+		t.pending = false
+		return nil
+	}
 	for {
-		fields, lines, err := rr.next()
+		fields, lines, err := t.rr.next()
 		if err == io.EOF {
-			break
+			return io.EOF
 		}
 		if err != nil {
-			return nil, textError(path, m.Rows+1, err)
+			return textError(t.path, t.rows+1, err)
 		}
-		first := m.Rows == 0 && headerLine == 0
-		if !first && len(fields) != m.Cols {
-			what := fmt.Sprintf("as in row 1 on line %d", firstLine)
-			if m.Rows == 0 {
-				what = fmt.Sprintf("as in the header on line %d", headerLine)
+		first := t.rows == 0 && t.headerLine == 0
+		if !first && len(fields) != t.cols {
+			what := fmt.Sprintf("as in row 1 on line %d", t.firstLine)
+			if t.rows == 0 {
+				what = fmt.Sprintf("as in the header on line %d", t.headerLine)
 			}
-			return nil, fmt.Errorf("%s: line %d (row %d): want %d fields (%s), found %d", path, lines[0], m.Rows+1, m.Cols, what, len(fields))
+			return fmt.Errorf("%s: line %d (row %d): want %d fields (%s), found %d", t.path, lines[0], t.rows+1, t.cols, what, len(fields))
 		}
-		values = values[:0]
+		t.values = t.values[:0]
 		var bad error
 		badCol, numeric := 0, 0
 		for i, s := range fields {
 			s = strings.TrimSpace(s)
-			v, err := parse(s)
+			v, err := t.parse(s)
 			if err != errNotNumber {
 				numeric++ // a number, possibly out of range
 			}
@@ -196,12 +244,12 @@ func parseText(r io.Reader, path string, f format, parse func(string) (float64, 
 				}
 				continue
 			}
-			values = append(values, v)
+			t.values = append(t.values, v)
 		}
 		if first {
-			m.Cols = len(fields)
+			t.cols = len(fields)
 			if numeric == 0 {
-				headerLine = lines[0]
+				t.headerLine = lines[0]
 				continue
 			}
 		}
@@ -210,18 +258,14 @@ func parseText(r io.Reader, path string, f format, parse func(string) (float64, 
 			if first {
 				hint = " (the first row is not a header because some of its fields are numbers)"
 			}
-			return nil, fmt.Errorf("%s: line %d (row %d), column %d: %v%s", path, lines[badCol], m.Rows+1, badCol+1, bad, hint)
+			return fmt.Errorf("%s: line %d (row %d), column %d: %v%s", t.path, lines[badCol], t.rows+1, badCol+1, bad, hint)
 		}
-		if m.Rows == 0 {
-			firstLine = lines[0]
+		if t.rows == 0 {
+			t.firstLine = lines[0]
 		}
-		m.Data = append(m.Data, values...)
-		m.Rows++
+		t.rows++
+		return nil
 	}
-	if m.Rows == 0 {
-		return nil, fmt.Errorf("%s: no data rows", path)
-	}
-	return m, nil
 }
 
 // textError names the file, the line and the row of an error that

@@ -25,29 +25,42 @@ const Channels = 3
 // Images made by this package hold whole 8-bit levels; an Image built from
 // a recalled pattern (FromPattern) may hold any values, which RGBA rounds
 // and clips.
+//
+// A gray image (Gray set, such as an MNIST digit that LoadIDX reads) has
+// one channel: Pix holds D = H·W levels, row-major, scaled the same way.
 type Image struct {
 	Name string    // where the image came from, e.g. the file name without its extension
 	H, W int       // height and width in pixels
-	Pix  []float64 // H·W·3 values in H×W×C order
+	Pix  []float64 // H·W·3 values in H×W×C order (H·W for a gray image)
+	Gray bool      // one channel per pixel instead of three
 }
 
-// D returns the dimension of the image's pattern, H·W·3.
-func (im *Image) D() int { return im.H * im.W * Channels }
+// C returns the number of channels of the image: 3, or 1 if it is gray.
+func (im *Image) C() int {
+	if im.Gray {
+		return 1
+	}
+	return Channels
+}
+
+// D returns the dimension of the image's pattern, H·W·C.
+func (im *Image) D() int { return im.H * im.W * im.C() }
 
 // unitScale returns 1/√d, the largest value of a pattern of dimension d.
 func unitScale(d int) float64 { return 1 / math.Sqrt(float64(d)) }
 
 // FromPattern returns an Image of h×w pixels holding a copy of pix, a pattern
 // of length D = h·w·3 in H×W×C order (for instance a row of the result of a
-// recall). It is an error if h or w is not positive or len(pix) ≠ h·w·3.
+// recall), or of length h·w for a gray image. It is an error if h or w is
+// not positive or len(pix) is neither.
 func FromPattern(name string, h, w int, pix []float64) (*Image, error) {
 	if h <= 0 || w <= 0 {
 		return nil, fmt.Errorf("imageio: image size %d×%d is not positive", h, w)
 	}
-	if len(pix) != h*w*Channels {
-		return nil, fmt.Errorf("imageio: pattern has %d values, want H·W·3 = %d·%d·3 = %d", len(pix), h, w, h*w*Channels)
+	if len(pix) != h*w*Channels && len(pix) != h*w {
+		return nil, fmt.Errorf("imageio: pattern has %d values, want H·W·3 = %d·%d·3 = %d (or H·W = %d for a gray image)", len(pix), h, w, h*w*Channels, h*w)
 	}
-	return &Image{Name: name, H: h, W: w, Pix: append([]float64(nil), pix...)}, nil
+	return &Image{Name: name, H: h, W: w, Pix: append([]float64(nil), pix...), Gray: len(pix) == h*w}, nil
 }
 
 // FromImage converts img into an Image of h×w pixels (h ≤ 0 or w ≤ 0: the
@@ -144,18 +157,19 @@ func level(x, f float64) uint8 {
 func (im *Image) RGBA() *image.RGBA {
 	out := image.NewRGBA(image.Rect(0, 0, im.W, im.H))
 	f := 255 * math.Sqrt(float64(im.D()))
-	n := min(im.H*im.W, len(im.Pix)/Channels)
+	c := im.C()
+	n := min(im.H*im.W, len(im.Pix)/c)
 	for p := 0; p < n; p++ {
-		out.Pix[4*p] = level(im.Pix[3*p], f)
-		out.Pix[4*p+1] = level(im.Pix[3*p+1], f)
-		out.Pix[4*p+2] = level(im.Pix[3*p+2], f)
+		for k := range Channels {
+			out.Pix[4*p+k] = level(im.Pix[c*p+k%c], f) // a gray level thrice
+		}
 		out.Pix[4*p+3] = 255
 	}
 	// A short Pix (a malformed Image) leaves the rest transparent black.
 	return out
 }
 
-// Levels returns the image's D = H·W·3 values as 8-bit levels in H×W×C
+// Levels returns the image's D = H·W·C values as 8-bit levels in H×W×C
 // order, rounded and clipped as RGBA does.
 func (im *Image) Levels() []uint8 {
 	f := 255 * math.Sqrt(float64(im.D()))

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/internal/sysinfo"
 )
 
@@ -403,7 +404,7 @@ func LoadTinyImageNet(root, split string, n, h, w int) ([]*Image, error) {
 }
 
 // Patterns stacks images of one size H×W into a K×D row-major matrix
-// (D = H·W·3, image μ in row μ) and returns it with D. It is an error if ims
+// (D = H·W·C, image μ in row μ) and returns it with D. It is an error if ims
 // is empty, holds nil, images of different sizes, or a malformed image
 // (len(Pix) ≠ H·W·3).
 func Patterns(ims []*Image) ([]float64, int, error) {
@@ -417,9 +418,9 @@ func Patterns(ims []*Image) ([]float64, int, error) {
 		if im.H <= 0 || im.W <= 0 || len(im.Pix) != im.D() {
 			return nil, 0, fmt.Errorf("imageio: Patterns: image %d (%q) is malformed: %d×%d with %d values", i, im.Name, im.H, im.W, len(im.Pix))
 		}
-		if im.H != ims[0].H || im.W != ims[0].W {
-			return nil, 0, fmt.Errorf("imageio: Patterns: image %d (%q) is %d×%d, image 0 (%q) is %d×%d",
-				i, im.Name, im.H, im.W, ims[0].Name, ims[0].H, ims[0].W)
+		if im.H != ims[0].H || im.W != ims[0].W || im.Gray != ims[0].Gray {
+			return nil, 0, fmt.Errorf("imageio: Patterns: image %d (%q) is %d×%d×%d, image 0 (%q) is %d×%d×%d",
+				i, im.Name, im.H, im.W, im.C(), ims[0].Name, ims[0].H, ims[0].W, ims[0].C())
 		}
 	}
 	d := ims[0].D()
@@ -428,4 +429,47 @@ func Patterns(ims []*Image) ([]float64, int, error) {
 		out = append(out, im.Pix...)
 	}
 	return out, d, nil
+}
+
+// LoadIDX reads the first n images (n ≤ 0: all) of an IDX file of
+// unsigned bytes, LeCun's format of MNIST (train-images-idx3-ubyte, plain
+// or gzip-compressed with .gz after it; see package dataio): a file of
+// shape N×H×W holds gray images (Gray set), and one of shape N×H×W×3 RGB
+// images. Each level v becomes v/255/√D, as dataio reads the file for
+// drdam encode, so that a completion and a model encoded from the same
+// file agree. Image i is named "NAME#i", NAME the file's base name. It
+// reads the images a chunk at a time, and stops after the n-th.
+func LoadIDX(path string, n int) ([]*Image, error) {
+	dims, typ, err := dataio.IDXShape(path)
+	if err != nil {
+		return nil, err
+	}
+	if typ != "unsigned byte" || (len(dims) != 3 && !(len(dims) == 4 && dims[3] == Channels)) {
+		return nil, fmt.Errorf("%s: want images, N×H×W (gray) or N×H×W×3 (RGB) unsigned bytes, found %s values of shape %s", path, typ, dataio.FormatDims(dims))
+	}
+	h, w := dims[1], dims[2]
+	gray := len(dims) == 3
+	count := dims[0]
+	if n > 0 {
+		count = min(count, n)
+	}
+	rows, err := dataio.OpenRows(path)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	name := strings.TrimSuffix(filepath.Base(path), ".gz")
+	ims := make([]*Image, 0, count)
+	d := rows.Cols()
+	buf := make([]float64, max(1, 1<<16/d)*d)
+	for len(ims) < count {
+		k, err := rows.Read(buf[:min(len(buf), (count-len(ims))*d)])
+		if err != nil {
+			return nil, err
+		}
+		for r := range k {
+			ims = append(ims, &Image{Name: fmt.Sprintf("%s#%d", name, len(ims)), H: h, W: w, Gray: gray, Pix: slices.Clone(buf[r*d : (r+1)*d])})
+		}
+	}
+	return ims, nil
 }

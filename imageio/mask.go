@@ -120,6 +120,24 @@ func OccludeBox(h, w, top, left, bh, bw int) []bool {
 	return m
 }
 
+// ForChannels returns the mask of images of c channels (1: gray, 3: RGB)
+// that hides the pixels that mask, a mask of this package's H×W×3 form,
+// hides: for c = 1, the first channel of each pixel's three. It panics if
+// c is not 1 or 3 or len(mask) is not a multiple of 3.
+func ForChannels(mask []bool, c int) []bool {
+	if c != 1 && c != Channels || len(mask)%Channels != 0 {
+		panic(fmt.Sprintf("imageio: ForChannels: %d channels of a mask of %d values; want 1 or 3, of a multiple of 3", c, len(mask)))
+	}
+	if c == Channels {
+		return mask
+	}
+	out := make([]bool, len(mask)/Channels)
+	for p := range out {
+		out[p] = mask[p*Channels]
+	}
+	return out
+}
+
 // Hidden returns the number of occluded (false) entries of mask; for a pixel
 // mask from this package it is 3 × the number of hidden pixels.
 func Hidden(mask []bool) int {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 )
 
 // Array is an n-dimensional array read from a .npy file, converted to
@@ -32,41 +33,36 @@ type Array struct {
 // chunks, so that memory grows only as data actually arrives. Either way a
 // malformed or truncated input is an error, never a panic.
 func Read(r io.Reader) (*Array, error) {
-	remaining := remainingSize(r)
-	h, err := readHeader(r, remaining)
+	rd, err := newReader(r)
 	if err != nil {
 		return nil, err
 	}
-	dt, err := parseDescr(h.Descr)
-	if err != nil {
-		return nil, err
-	}
-	n, _ := numElements(h.Shape) // readHeader checked that it fits.
+	n := rd.n
 	if n > maxInt/8 {
-		return nil, fmt.Errorf("npy: shape %s has %d elements, too many for a []float64 on this platform", FormatShape(h.Shape), n)
+		return nil, fmt.Errorf("npy: shape %s has %d elements, too many for a []float64 on this platform", FormatShape(rd.h.Shape), n)
 	}
-	nbytes := int64(n) * int64(dt.size)
-	if remaining >= 0 {
-		if avail := remaining - h.DataOffset; nbytes > avail {
-			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes: %s",
-				n, nbytes, avail, stopsIn(h, int(avail/int64(dt.size))))
+	// Allocate the result up front only if the input is known to hold
+	// it; otherwise let it grow as the data arrives.
+	var data []float64
+	if rd.rem >= 0 {
+		data = make([]float64, n)
+	}
+	for rd.done < n {
+		if rd.rem < 0 {
+			data = slices.Grow(data, min(n-len(data), chunkBytes))
 		}
-	}
-	data, got, err := readData(r, dt, n, remaining >= 0)
-	if err != nil {
-		if errors.Is(err, io.ErrUnexpectedEOF) {
-			return nil, truncatedf("npy: truncated: header says %d elements (%d bytes), found only %d bytes: %s",
-				n, nbytes, got, stopsIn(h, int(got/int64(dt.size))))
+		if _, err := rd.Read(data[rd.done:cap(data)]); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("npy: reading data: %w", err)
+		data = data[:rd.done]
 	}
-	if err := checkTrailing(r, remaining, h.DataOffset+nbytes); err != nil {
+	if _, err := rd.Read(nil); err != io.EOF {
 		return nil, err
 	}
-	if h.FortranOrder && n > 0 {
-		data = fortranToC(data, h.Shape)
+	if rd.h.FortranOrder && n > 0 {
+		data = fortranToC(data, rd.h.Shape)
 	}
-	return &Array{Shape: h.Shape, Data: data, Descr: h.Descr}, nil
+	return &Array{Shape: rd.h.Shape, Data: data, Descr: rd.h.Descr}, nil
 }
 
 // stopsIn says where data that holds only the first complete elements of
@@ -81,38 +77,6 @@ func stopsIn(h *Header, complete int) string {
 		return fmt.Sprintf("the data stops in row %d of %d", complete/perRow+1, h.Shape[0])
 	}
 	return fmt.Sprintf("the data stops at element %d of %d", complete+1, n)
-}
-
-// readData reads n items of type dt from r and converts them to float64.
-// It reads through a fixed-size buffer, and allocates the result up front
-// only if sized is true, that is, if the caller has checked that r holds
-// enough bytes; otherwise the result grows as the data arrives. It returns
-// the number of bytes read, and io.ErrUnexpectedEOF if r ends early.
-func readData(r io.Reader, dt dtype, n int, sized bool) ([]float64, int64, error) {
-	const chunk = 1 << 16 // bytes
-	var data []float64
-	if sized {
-		data = make([]float64, 0, n)
-	} else {
-		data = make([]float64, 0, min(n, chunk))
-	}
-	buf := make([]byte, min(n*dt.size, chunk/dt.size*dt.size))
-	var got int64
-	for len(data) < n {
-		b := buf[:min((n-len(data))*dt.size, len(buf))]
-		m, err := io.ReadFull(r, b)
-		got += int64(m)
-		for i := 0; i+dt.size <= m; i += dt.size {
-			data = append(data, dt.decode(b[i:i+dt.size]))
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, got, io.ErrUnexpectedEOF
-		}
-		if err != nil {
-			return nil, got, err
-		}
-	}
-	return data, got, nil
 }
 
 // remainingSize returns the number of bytes left in r if r can tell it

@@ -48,6 +48,13 @@ func WriteBool(w io.Writer, shape []int, data []bool) error {
 	})
 }
 
+// EncodeHeader returns the preamble and header of a .npy file of dtype
+// descr (such as "<f8", "<f4" or "|b1") and the given shape, as Write
+// writes them (padded so that the data starts at a multiple of 64 bytes):
+// a writer of an array too large for memory writes it, then the data in C
+// order, a chunk at a time.
+func EncodeHeader(descr string, shape []int) []byte { return header(descr, shape) }
+
 // WriteFile writes data as a "<f8" .npy file at path, as Write does. The
 // write is atomic: the array goes to a temporary file in the same directory,
 // which is synced and then renamed to path, so path holds either its old

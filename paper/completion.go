@@ -40,6 +40,7 @@ type ImageSpec struct {
 	Images        []string // PNG/JPEG files or folders of them
 	CIFAR         string   // a CIFAR-10 binary batch file (instead of Images)
 	Tiny          string   // a Tiny ImageNet root folder (instead of Images)
+	IDX           string   // an IDX file of images, such as MNIST's (instead of Images)
 	FallbackCIFAR string   // the CIFAR batch to read when none of the three is given
 	N             int      // images stored: the first N (0: all)
 	Queries       int      // stored images occluded and completed: the first N (0: all stored)
@@ -138,6 +139,11 @@ func (s ImageSpec) Load() (*Completion, error) {
 			return nil, err
 		}
 	}
+	ch := imageio.Channels
+	if len(ims) > 0 {
+		ch = ims[0].C()
+		vis = imageio.ForChannels(vis, ch)
+	}
 	x, d, err := imageio.Patterns(ims)
 	if err != nil {
 		return nil, err
@@ -151,7 +157,7 @@ func (s ImageSpec) Load() (*Completion, error) {
 		seeds[i] = experiment.ReplicateSeed(s.Seed, i)
 	}
 	return &Completion{H: h, W: w, Images: ims, Queries: nq, Occlude: s.Occlude, Seeds: seeds, CompareBox: s.CompareBox, Run: experiment.Completion{
-		D: d, Stored: x, Queries: x[:nq*d], Visible: vis, Fill: fill, Channels: imageio.Channels, DrDAM: cfg, Beta: s.Beta,
+		D: d, Stored: x, Queries: x[:nq*d], Visible: vis, Fill: fill, Channels: ch, DrDAM: cfg, Beta: s.Beta,
 		Step: s.Step, MaxSteps: s.Steps, Tol: s.Tol, Box: s.Box,
 	}}, nil
 }
@@ -185,7 +191,7 @@ func (s ImageSpec) mask(h, w int) ([]bool, error) {
 // cifar returns the CIFAR-10 batch to read: CIFAR, or FallbackCIFAR when
 // no images are named at all.
 func (s ImageSpec) cifar() string {
-	if s.CIFAR == "" && len(s.Images) == 0 && s.Tiny == "" {
+	if s.CIFAR == "" && len(s.Images) == 0 && s.Tiny == "" && s.IDX == "" {
 		return s.FallbackCIFAR
 	}
 	return s.CIFAR
@@ -200,10 +206,12 @@ func (s ImageSpec) loadImages(h, w int) ([]*imageio.Image, error) {
 		ims, _, err = imageio.LoadCIFAR(cifar, s.N)
 	case s.Tiny != "":
 		ims, err = imageio.LoadTinyImageNet(s.Tiny, "", s.N, h, w)
+	case s.IDX != "":
+		ims, err = imageio.LoadIDX(s.IDX, s.N)
 	case len(s.Images) > 0:
 		ims, err = imageio.Load(s.Images, h, w)
 	default:
-		return nil, specErrorf("no images: pass --images DIR (or --cifar FILE, --tiny-imagenet DIR)")
+		return nil, specErrorf("no images: pass --images DIR (or --cifar FILE, --tiny-imagenet DIR, --idx FILE)")
 	}
 	if err != nil {
 		return nil, err

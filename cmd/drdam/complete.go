@@ -23,6 +23,7 @@ func addImageFlags(fs *flags, d paper.ImageSpec) *imageFlags {
 	f.images = fs.String("images", strings.Join(d.Images, ","), "comma-separated PNG/JPEG files or folders of them")
 	fs.StringVar(&s.CIFAR, "cifar", d.CIFAR, "a CIFAR-10 binary batch file (instead of --images)")
 	fs.StringVar(&s.Tiny, "tiny-imagenet", d.Tiny, "a Tiny ImageNet root folder (train/<wnid>/images, val/images; instead of --images)")
+	fs.StringVar(&s.IDX, "idx", d.IDX, "an IDX file of images, such as MNIST's train-images-idx3-ubyte(.gz): N×H×W gray or N×H×W×3 RGB bytes, at their own size (instead of --images)")
 	fs.CountVar(&s.N, "n", d.N, 0, maxCount, "number of images stored (the first N; 0 = all)")
 	fs.CountVar(&s.Queries, "queries", d.Queries, 0, maxCount, "number of stored images to occlude and complete (the first N; 0 = all stored)")
 	fs.StringVar(&s.Size, "size", d.Size, "image size HxW: images are scaled to cover it and centre-cropped")

@@ -90,37 +90,13 @@ func budgetHint(err error) error {
 	return fmt.Errorf("%w; %s", err, hint)
 }
 
-// store adds (or, with remove set, removes) the patterns p of the file
-// name to m. A large matrix goes in parts of 8192 rows, with a progress
-// line: it is checked whole first, so that an error names its row in the
-// file. The parts are multiples of the 256 patterns that a DrDAM encodes
-// at a time, so T is the same bit for bit as with one call; a DrDAM of
-// the dot energy, whose scale depends on every pattern of a call, takes
-// them in one.
-func store(e *env, m dam.Memory, p *dataio.Matrix, name string, remove bool) error {
-	c := m.Config()
-	if err := c.CheckPatterns(p.Data); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+// budgetOf returns the budget of --max-memory, or the default one when the
+// flag is not given.
+func budgetOf(budget *byteSize) int64 {
+	if budget != nil && *budget > 0 {
+		return int64(*budget)
 	}
-	op, verb := m.Add, "adding"
-	if remove {
-		op, verb = m.Remove, "removing"
-	}
-	part := 8192
-	if c.Rep == dam.RepDrDAM && c.Similarity == dam.Dot {
-		part = p.Rows
-	}
-	pr := newProgress(e)
-	defer pr.done()
-	for r := 0; r < p.Rows; r += part {
-		if p.Rows > part {
-			pr.update(verb+" the patterns of "+name, r, p.Rows)
-		}
-		if err := op(p.Data[r*p.Cols : min(r+part, p.Rows)*p.Cols]); err != nil {
-			return fmt.Errorf("%s: %w", name, budgetHint(err))
-		}
-	}
-	return nil
+	return dam.DefaultBudget()
 }
 
 // checkInputSize refuses a data file that reading could need more than
@@ -144,15 +120,9 @@ func checkInputSize(path string, budget *byteSize) error {
 	if n, ok, err := dataio.DeclaredValues(path); ok && err == nil {
 		need = 8 * float64(n)
 	}
-	b := int64(0)
-	if budget != nil {
-		b = int64(*budget)
-	}
-	if b <= 0 {
-		b = dam.DefaultBudget()
-	}
+	b := budgetOf(budget)
 	if need > float64(b) {
-		return fmt.Errorf("%s: a file of %s may need up to %s to read, more than the memory budget of %s; split it (drdam add takes more patterns later) or raise --max-memory",
+		return fmt.Errorf("%s: a file of %s may need up to %s to read, more than the memory budget of %s; split it, or raise --max-memory",
 			path, dam.Bytes(float64(st.Size())), dam.Bytes(need), dam.Bytes(float64(b)))
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/atomicfile"
 	"github.com/drdam/drdam/internal/cli"
@@ -31,22 +32,24 @@ Example:
 	if err := checkFiles([]file{{"patterns", *patterns}}, []file{{"out", *out}}); err != nil {
 		return err
 	}
-	p, err := readPatterns(*patterns, "patterns", 0, budget)
+	rows, err := dataio.OpenRows(*patterns)
 	if err != nil {
 		return err
 	}
-	c.D = p.Cols
+	defer rows.Close()
+	c.D = rows.Cols()
 	m, err := dam.New(c)
 	if err != nil {
 		return budgetHint(flagError(err))
 	}
-	if err := store(e, m, p, *patterns, false); err != nil {
+	k, err := storeRows(e, m, rows, *patterns, false, budget)
+	if err != nil {
 		return err
 	}
 	if err := dam.Save(*out, m); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "stored %d patterns of dimension %d in %s: %s\n", p.Rows, p.Cols, *out, m.Config())
+	fmt.Fprintf(e.stdout, "stored %d patterns of dimension %d in %s: %s\n", k, c.D, *out, m.Config())
 	return nil
 }
 
@@ -87,12 +90,13 @@ subtracts their features from T and cannot check that they were stored.`
 	if err != nil {
 		return err
 	}
-	p, err := readPatterns(*patterns, "patterns", m.Dim(), budget)
+	rows, err := dataio.OpenRows(*patterns)
 	if err != nil {
 		return err
 	}
+	defer rows.Close()
 	before := m.Len()
-	if err := store(e, m, p, *patterns, verb == "remove"); err != nil {
+	if _, err := storeRows(e, m, rows, *patterns, verb == "remove", budget); err != nil {
 		return err
 	}
 	if err := dam.Save(*out, m); err != nil {

@@ -36,20 +36,39 @@ func (p *progress) update(label string, done, total int) {
 	p.show(label, done, total, fmt.Sprintf("%d/%d", done, total))
 }
 
+// rate shows "label: n patterns (r/s)" with a bar of the fraction
+// done/all of the input read and the time left, or without them if all is
+// not known (negative).
+func (p *progress) rate(label string, n, done, all int64) {
+	r := float64(n) / max(time.Since(p.start).Seconds(), 1e-9)
+	count := fmt.Sprintf("%d patterns (%.0f/s)", n, r)
+	if all <= 0 {
+		p.show(label, 0, 1, count)
+		return
+	}
+	frac := min(1, float64(done)/float64(all))
+	p.show(label, int(frac*1e6), 1e6, barText(frac)+", "+count)
+}
+
 // bar shows "label [=====>    ] 43%" for work measured in any unit (here
 // estimated seconds), and the estimated time left.
 func (p *progress) bar(label string, done, total float64) {
-	const width = 24
 	frac := 0.0
 	if total > 0 {
 		frac = min(1, done/total)
 	}
+	p.show(label, int(frac*1e6), 1e6, barText(frac))
+}
+
+// barText draws the fraction frac of a bar: "[=====>    ]  43%".
+func barText(frac float64) string {
+	const width = 24
 	n := int(frac * width)
 	b := strings.Repeat("=", n)
 	if n < width {
 		b += ">" + strings.Repeat(" ", width-n-1)
 	}
-	p.show(label, int(frac*1e6), 1e6, fmt.Sprintf("[%s] %3.0f%%", b, 100*frac))
+	return fmt.Sprintf("[%s] %3.0f%%", b, 100*frac)
 }
 
 func (p *progress) show(label string, done, total int, count string) {

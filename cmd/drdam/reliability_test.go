@@ -379,16 +379,32 @@ func TestStoreInParts(t *testing.T) {
 	}
 }
 
-// TestInputTooLarge: a data file that could need more memory to read than
-// the budget is refused before it is read, naming the file and the flag.
+// TestInputTooLarge: a file of queries that could need more memory to
+// read than the budget is refused before it is read, naming the file and
+// the flag; encode reads its patterns a chunk at a time, and takes the
+// same file under the same budget, but not rows so wide that two of them
+// pass a quarter of it.
 func TestInputTooLarge(t *testing.T) {
 	dir := t.TempDir()
 	pat := writeCSV(t, dir, "p.csv", strings.Repeat("0.5,0.25,0,0\n", 20000)) // 260 kB: up to 1.5 MiB to read
-	st, _, errOut := drdam(t, "encode", "--patterns", pat, "--out", filepath.Join(dir, "m.drdam"), "--y", "64", "--max-memory", "1MiB")
+	model := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", pat, "--out", model, "--y", "64", "--max-memory", "1MiB")
+	st, _, errOut := drdam(t, "energy", "--model", model, "--queries", pat, "--max-memory", "1MiB")
 	if st != 1 || !strings.Contains(errOut, pat+": a file of") || !strings.Contains(errOut, "--max-memory") {
 		t.Errorf("status %d, %q", st, errOut)
 	}
-	mustRun(t, "encode", "--patterns", pat, "--out", filepath.Join(dir, "m.drdam"), "--y", "64", "--max-memory", "64MiB")
+	mustRun(t, "energy", "--model", model, "--queries", pat, "--out", filepath.Join(dir, "e.npy"), "--max-memory", "64MiB")
+
+	// A 16-byte IDX header declaring rows of 2²⁶ values: refused before
+	// its chunks (1 GiB) are allocated.
+	wide := filepath.Join(dir, "wide-idx2-ubyte")
+	if err := os.WriteFile(wide, []byte{0, 0, 8, 2, 0, 0, 0, 2, 4, 0, 0, 0}, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, _, errOut = drdam(t, "encode", "--patterns", wide, "--rep", "mrdam", "--out", filepath.Join(dir, "w.drdam"), "--max-memory", "256MiB")
+	if st != 1 || !strings.Contains(errOut, "rows of 67108864 values take 1 GiB to read") {
+		t.Errorf("rows of 2²⁶ values: status %d, %q", st, errOut)
+	}
 }
 
 // pngEncode writes a uniform gray w×h PNG (it compresses to about 1/1000).

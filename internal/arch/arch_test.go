@@ -42,7 +42,7 @@ var floors = map[string][]string{
 	"dam": {"features", "internal/atomicfile", "internal/fwht", "internal/kern", "internal/par", "internal/rng", "internal/sysinfo", "internal/vmath"},
 	// Floor 3: measurement, images, figures, the peers' protocols.
 	"experiment":     {"dam", "features", "metrics", "synth", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
-	"imageio":        {"internal/rng", "internal/atomicfile", "internal/sysinfo"},
+	"imageio":        {"dataio", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
 	"plots":          {"internal/atomicfile"},
 	"internal/peers": {"dam", "features", "metrics", "synth", "npy", "internal/rng", "internal/cpuid", "internal/sysinfo", "internal/atomicfile"},
 	// Floor 4: the paper.
@@ -53,6 +53,9 @@ var floors = map[string][]string{
 	// Floor 5: the command may use every floor below it.
 	"cmd/drdam": {"paper", "experiment", "internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
 		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng"},
+	// Beside the command: the programs of measurements (BENCHMARKS.md).
+	"scripts/genpatterns": {"npy", "internal/atomicfile", "internal/rng"},
+	"scripts/streamcheck": {"dam", "dataio", "features"},
 }
 
 // TestFloors parses the imports of every non-test Go file of the module

@@ -1,0 +1,425 @@
+package dataio
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/drdam/drdam/npy"
+)
+
+// Rows reads the rows of one matrix file, or of several files (shards) one
+// after another, a chunk at a time: memory holds a chunk, whatever the
+// number of rows. Every format that ReadMatrix reads is read, with the
+// same values and the same errors; a .npy array is read in C order (a
+// Fortran-order one needs a file, which it reads by columns).
+//
+// A Rows is not safe for concurrent use.
+type Rows struct {
+	paths  []string // files after the current one (OpenRows)
+	name   string   // the current file
+	src    rowSource
+	closer io.Closer // the current file, if Rows opened it
+	count  *counter  // bytes read from the current file
+	cols   int
+	row    int // rows read from the current file
+	first  int // the row of the current file at which the last chunk starts
+	total  int64
+	// Bytes of the files finished, and of all of them (or -1 if a size is
+	// not known), for Progress.
+	bytesDone, bytesAll int64
+}
+
+// rowSource reads the rows of one file.
+type rowSource interface {
+	// width returns the number of values in a row.
+	width() int
+	// read reads up to len(dst)/width() rows into dst and returns how
+	// many, or 0 and io.EOF after the last row.
+	read(dst []float64) (int, error)
+}
+
+// NewRows returns the Rows of the matrix file that r holds; name, a file
+// name or path, chooses the format by its extension as ReadMatrix does
+// and names the file in errors. The header, and for a text file its first
+// data row, are read here; a file with no data rows is an error.
+func NewRows(r io.Reader, name string) (*Rows, error) {
+	rs := &Rows{bytesAll: -1}
+	if err := rs.start(r, name); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// OpenRows opens pattern for reading by rows: a file, a glob such as
+// "shards/part-*.npy" (see filepath.Match), or a folder whose files (not
+// those whose names start with '.') are the shards. The files are read in
+// the order of their names, and must have the same number of columns.
+// A glob or a folder with no file is an error.
+func OpenRows(pattern string) (*Rows, error) {
+	paths, err := ShardPaths(pattern)
+	if err != nil {
+		return nil, err
+	}
+	rs := &Rows{paths: paths[1:], bytesAll: 0}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil || !st.Mode().IsRegular() {
+			rs.bytesAll = -1
+			break
+		}
+		rs.bytesAll += st.Size()
+	}
+	if err := rs.open(paths[0]); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// ShardPaths returns the files that pattern names, as OpenRows reads them:
+// the file itself, the files that a glob matches, or the files of a
+// folder, in the order of their names. Folders that a glob matches and
+// files whose names start with '.' are left out.
+func ShardPaths(pattern string) ([]string, error) {
+	if st, err := os.Stat(pattern); err == nil {
+		if !st.IsDir() {
+			return []string{pattern}, nil
+		}
+		ents, err := os.ReadDir(pattern)
+		if err != nil {
+			return nil, err
+		}
+		var paths []string
+		for _, e := range ents {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				paths = append(paths, filepath.Join(pattern, e.Name()))
+			}
+		}
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("%s: a folder with no files of patterns (want files in %s)", pattern, readExts)
+		}
+		return paths, nil
+	}
+	if !strings.ContainsAny(pattern, "*?[") {
+		_, err := os.Stat(pattern)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: %w", pattern, err)
+	}
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", pattern, err)
+	}
+	var paths []string
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && !st.IsDir() && !strings.HasPrefix(filepath.Base(m), ".") {
+			paths = append(paths, m)
+		}
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%s: no file matches", pattern)
+	}
+	slices.Sort(paths)
+	return paths, nil
+}
+
+// open opens the file at path and starts reading it.
+func (rs *Rows) open(path string) error {
+	if _, err := formatOf(path, false); err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := rs.start(f, path); err != nil {
+		f.Close()
+		return err
+	}
+	rs.closer = f
+	return nil
+}
+
+// start starts reading the file called name from r.
+func (rs *Rows) start(r io.Reader, name string) error {
+	f, err := formatOf(name, false)
+	if err != nil {
+		return err
+	}
+	rs.count = newCounter(r)
+	r = rs.count.reader()
+	var src rowSource
+	switch f {
+	case formatNPY:
+		src, err = newNPYRows(r, name)
+	case formatARFF:
+		src, err = newARFFRows(r, name)
+	case formatIDX:
+		var h idxHeader
+		h, r, err = idxStream(r, name)
+		if err == nil {
+			src = newIDXRows(r, name, h)
+		}
+	default:
+		src, err = newTextRows(r, name, f, parseNumber)
+	}
+	if err != nil {
+		return err
+	}
+	if rs.src != nil && src.width() != rs.cols {
+		return fmt.Errorf("%s: rows of %d values, but those of %s before it have %d: the shards of one matrix have the same number of columns", name, src.width(), rs.name, rs.cols)
+	}
+	rs.src, rs.name, rs.cols, rs.row, rs.first = src, name, src.width(), 0, 0
+	return nil
+}
+
+// Cols returns the number of values in a row.
+func (rs *Rows) Cols() int { return rs.cols }
+
+// Name returns the file that the last chunk came from.
+func (rs *Rows) Name() string { return rs.name }
+
+// Before returns the number of rows of the current file (Name) before
+// those that the last Read returned: add it to a row of the chunk,
+// counted from 1, to name the row of the file.
+func (rs *Rows) Before() int { return rs.first }
+
+// Total returns the number of rows read so far, from all files.
+func (rs *Rows) Total() int64 { return rs.total }
+
+// Progress returns the bytes of input read so far and in all, or −1 for
+// the second if a file's size is not known (NewRows, or a file that is
+// not a regular file). Bytes are those of the files as stored, compressed
+// for a .gz file, and include what is buffered ahead of the rows returned.
+func (rs *Rows) Progress() (done, all int64) {
+	return rs.bytesDone + rs.count.n, rs.bytesAll
+}
+
+// Read reads up to len(dst)/Cols() rows into dst, all from one file, and
+// returns how many; after the last row of the last file it returns 0 and
+// io.EOF. A dst shorter than a row is an error. Errors name the file, and
+// the row and column where they can.
+func (rs *Rows) Read(dst []float64) (int, error) {
+	if len(dst) < rs.cols {
+		return 0, fmt.Errorf("dataio: a buffer of %d values is shorter than a row of %d", len(dst), rs.cols)
+	}
+	dst = dst[:len(dst)/rs.cols*rs.cols]
+	for {
+		k, err := rs.src.read(dst)
+		if err == io.EOF {
+			if rs.row == 0 {
+				return 0, fmt.Errorf("%s: no data rows", rs.name)
+			}
+			if len(rs.paths) == 0 {
+				return 0, io.EOF
+			}
+			rs.bytesDone += rs.count.n
+			if err := rs.Close(); err != nil {
+				return 0, err
+			}
+			next := rs.paths[0]
+			rs.paths = rs.paths[1:]
+			if err := rs.open(next); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if err != nil {
+			if f, _ := formatOf(rs.name, false); f == formatNPY {
+				err = fmt.Errorf("read %s: %w", rs.name, err) // as ReadMatrix says it
+			}
+			return 0, err
+		}
+		rs.first = rs.row
+		rs.row += k
+		rs.total += int64(k)
+		return k, nil
+	}
+}
+
+// CheckFinite returns an error naming the file, row and column of the
+// first NaN or infinite value of chunk, the rows that the last Read
+// returned (or their first ones), as CheckFinite names them in a Matrix;
+// or nil if every value is finite.
+func (rs *Rows) CheckFinite(chunk []float64) error {
+	for i, x := range chunk {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("%s: row %d, column %d: %v", rs.name, rs.first+i/rs.cols+1, i%rs.cols+1, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+	}
+	return nil
+}
+
+// Close closes the file being read, if OpenRows opened it.
+func (rs *Rows) Close() error {
+	if rs.closer == nil {
+		return nil
+	}
+	err := rs.closer.Close()
+	rs.closer = nil
+	return err
+}
+
+// counter counts the bytes read from a reader, keeping the io.Seeker and
+// io.ReaderAt of a file that the .npy reader uses.
+type counter struct {
+	r io.Reader
+	n int64
+}
+
+func newCounter(r io.Reader) *counter { return &counter{r: r} }
+
+func (c *counter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// reader returns c, as an io.ReadSeeker and io.ReaderAt if the reader it
+// counts is both.
+func (c *counter) reader() io.Reader {
+	type file interface {
+		io.ReadSeeker
+		io.ReaderAt
+	}
+	if f, ok := c.r.(file); ok {
+		return &countFile{c, f}
+	}
+	return c
+}
+
+// countFile is a counter of a file.
+type countFile struct {
+	*counter
+	f interface {
+		io.ReadSeeker
+		io.ReaderAt
+	}
+}
+
+func (c *countFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
+
+func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.f.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// npyRows reads the rows of a 1-D (one row) or 2-D .npy array.
+type npyRows struct {
+	rd   *npy.Reader
+	cols int
+}
+
+func newNPYRows(r io.Reader, name string) (*npyRows, error) {
+	rd, err := npy.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", name, err)
+	}
+	h := rd.Header()
+	s := &npyRows{rd: rd}
+	switch len(h.Shape) {
+	case 1:
+		s.cols = h.Shape[0]
+	case 2:
+		s.cols = h.Shape[1]
+	default:
+		return nil, fmt.Errorf("%s: want a 1-D or 2-D array, found %d-D shape %s", name, len(h.Shape), npy.FormatShape(h.Shape))
+	}
+	if rd.Len() == 0 {
+		return nil, fmt.Errorf("%s: no data: the array has shape %s", name, npy.FormatShape(h.Shape))
+	}
+	return s, nil
+}
+
+func (s *npyRows) width() int { return s.cols }
+
+func (s *npyRows) read(dst []float64) (int, error) {
+	n, err := s.rd.Read(dst)
+	return n / s.cols, err
+}
+
+// width returns the values in a row of a text file.
+func (t *textRows) width() int { return t.cols }
+
+func (t *textRows) read(dst []float64) (int, error) {
+	k := 0
+	for ; (k+1)*t.cols <= len(dst); k++ {
+		err := t.next()
+		if err == io.EOF && k > 0 {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		copy(dst[k*t.cols:], t.values)
+	}
+	return k, nil
+}
+
+func (s *idxRows) width() int { return s.cols }
+
+// arffRows reads the numeric attributes of an ARFF file's rows.
+type arffRows struct {
+	p       *arffParser
+	numeric []int // the numeric attributes
+	row     []float64
+	strs    []string
+}
+
+func newARFFRows(r io.Reader, name string) (*arffRows, error) {
+	p := &arffParser{r: bufio.NewReaderSize(r, 1<<16), a: &ARFF{name: name}}
+	skipBOM(p.r)
+	if err := p.header(); err != nil {
+		return nil, err
+	}
+	s := &arffRows{p: p, row: make([]float64, len(p.a.Attributes)), strs: make([]string, len(p.a.Attributes))}
+	for j, at := range p.a.Attributes {
+		if at.Type == Numeric {
+			s.numeric = append(s.numeric, j)
+		}
+	}
+	if len(s.numeric) == 0 {
+		return nil, fmt.Errorf("%sno numeric attributes (found %d of other types)", p.a.prefix(), len(p.a.Attributes))
+	}
+	p.startData()
+	return s, nil
+}
+
+func (s *arffRows) width() int { return len(s.numeric) }
+
+func (s *arffRows) read(dst []float64) (int, error) {
+	c, a := len(s.numeric), s.p.a
+	k := 0
+	for ; (k+1)*c <= len(dst); k++ {
+		err := s.p.row(s.row, s.strs)
+		if err == io.EOF && k > 0 {
+			break
+		}
+		if err != nil {
+			return 0, err
+		}
+		for i, j := range s.numeric {
+			if math.IsNaN(s.row[j]) {
+				return 0, fmt.Errorf("%s:%d: row %d, field %d (%s): want a number, found a missing value", a.name, s.p.line, a.Rows+1, j+1, quoteName(a.Attributes[j].Name))
+			}
+			dst[k*c+i] = s.row[j]
+		}
+		a.Rows++
+	}
+	return k, nil
+}
