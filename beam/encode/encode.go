@@ -57,8 +57,9 @@ const DefaultChunk = 8192
 type Options struct {
 	// Patterns names the shards: a file, a glob ("data/part-*.npy",
 	// "gs://bucket/mnist/*.npy"), or a folder, which stands for every
-	// file in it whose name does not start with '.' or '_' (hidden files
-	// and Hadoop's _SUCCESS markers).
+	// file in it. Files whose names start with '.' are left out, as
+	// dataio.OpenRows leaves them out, and in a folder those that start
+	// with '_' too (Hadoop's and Spark's _SUCCESS markers).
 	Patterns string
 	// Out is the model file to write: a local path (written atomically:
 	// a temporary file in its folder, synced, renamed) or a path of a
@@ -133,8 +134,9 @@ func Shards(ctx context.Context, o Options) ([]string, error) {
 }
 
 // keep reports whether the file name, listed from the glob of
-// Options.Patterns, is a shard: every file, but in a folder those whose
-// base name starts with '.' or '_', and directories.
+// Options.Patterns, is a shard: every file but those whose base name
+// starts with '.' (as dataio.OpenRows has it) and, in a folder, '_'
+// (Hadoop's and Spark's _SUCCESS markers).
 func keep(name string, folder bool) bool {
 	if strings.HasSuffix(name, "/") {
 		return false
@@ -145,7 +147,7 @@ func keep(name string, folder bool) bool {
 		}
 	}
 	base := name[strings.LastIndex(name, "/")+1:]
-	return !folder || (!strings.HasPrefix(base, ".") && !strings.HasPrefix(base, "_"))
+	return !strings.HasPrefix(base, ".") && (!folder || !strings.HasPrefix(base, "_"))
 }
 
 // Check validates o before a pipeline is built and returns the model's
@@ -279,7 +281,11 @@ func (f *encodeFn) ProcessElement(ctx context.Context, file fileio.ReadableFile,
 	if !keep(name, f.Folder) {
 		return nil
 	}
-	r, err := openShard(ctx, name)
+	rc, err := file.Open(ctx) // as stored: ReadMatches reads uncompressed
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	r, err := newShard(rc, name)
 	if err != nil {
 		return err
 	}
@@ -298,46 +304,21 @@ func (f *encodeFn) ProcessElement(ctx context.Context, file fileio.ReadableFile,
 		f.buf = make([]float64, f.Chunk*d)
 	}
 	buf := f.buf[:f.Chunk*d]
-	for row := 0; ; {
-		n, err := fill(r, buf, d)
+	c := f.m.Config()
+	for {
+		n, err := fill(r, buf, c)
 		if n > 0 {
-			x := buf[:n*d]
-			if err := checkFinite(name, x, d, row); err != nil {
-				return err
+			if err := f.m.Add(buf[:n*d]); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
 			}
-			if err := f.m.Add(x); err != nil {
-				return fmt.Errorf("%s: rows %d to %d: %w", name, row+1, row+n, err)
-			}
-			row += n
 		}
 		if err == io.EOF {
-			if row == 0 {
-				return fmt.Errorf("%s: no rows", name)
-			}
 			return nil
 		}
 		if err != nil {
 			return err
 		}
 	}
-}
-
-// fill reads rows into buf until it is full or the shard ends, so that
-// every Add but a shard's last stores a whole chunk. It returns the rows
-// read, and io.EOF once the shard has no more.
-func fill(r rowReader, buf []float64, d int) (int, error) {
-	n := 0
-	for n*d < len(buf) {
-		k, err := r.Read(buf[n*d:])
-		n += k
-		if err != nil {
-			return n, err
-		}
-		if k == 0 {
-			return n, io.ErrNoProgress
-		}
-	}
-	return n, nil
 }
 
 // memory returns an empty DrDAM of dimension d for a bundle, sharing the

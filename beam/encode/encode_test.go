@@ -373,19 +373,28 @@ func TestPipelineErrors(t *testing.T) {
 	npyOf("b-bad.npy", bad, 3)
 	write("r-ragged.csv", "1,2,3\n4,5\n")
 	npyOf("d-wide.npy", gray(2, 4, 5), 5)
+	// A pattern too heavy for the dot energy in row 300, in the second
+	// chunk of 256 rows: the error names the row of the shard.
+	heavy := gray(3, 400, 3)
+	copy(heavy[299*3:], []float64{20, 20, 20})
+	npyOf("h-heavy.npy", heavy, 3)
+	dot := c
+	dot.Similarity = dam.Dot
 	for _, tc := range []struct {
 		glob string
+		c    dam.Config
 		want []string
 	}{
-		{filepath.Join(dir, "[ab]*.npy"), []string{"b-bad.npy: row 4, column 2: NaN"}},
-		{filepath.Join(dir, "r-ragged.csv"), []string{"r-ragged.csv", "line 2"}},
-		{filepath.Join(dir, "[ad]*.npy"), []string{"columns but", "a.npy", "d-wide.npy"}},
+		{filepath.Join(dir, "[ab]*.npy"), c, []string{"b-bad.npy: row 4, column 2: NaN"}},
+		{filepath.Join(dir, "r-ragged.csv"), c, []string{"r-ragged.csv", "line 2"}},
+		{filepath.Join(dir, "[ad]*.npy"), c, []string{"columns but", "a.npy", "d-wide.npy"}},
+		{filepath.Join(dir, "h-heavy.npy"), dot, []string{"h-heavy.npy: patterns: row 300: β‖ξ‖²/2 = 6000 exceeds 700"}},
 		// With no shard, the write step says so (Check refuses it first).
-		{filepath.Join(dir, "none-*.npy"), []string{"none-*.npy: no patterns"}},
+		{filepath.Join(dir, "none-*.npy"), c, []string{"none-*.npy: no patterns"}},
 	} {
 		p, s := beam.NewPipelineWithRoot()
-		o := Options{Patterns: tc.glob, Out: filepath.Join(dir, "m.drdam"), Config: c}
-		vc := c
+		o := Options{Patterns: tc.glob, Out: filepath.Join(dir, "m.drdam"), Config: tc.c, Chunk: 256}
+		vc := tc.c
 		vc.Rep = dam.RepDrDAM
 		Build(s, o, vc)
 		err := ptest.Run(p)

@@ -2,45 +2,50 @@ package encode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math"
-	"os"
-	"path"
-	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
+	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/dataio"
 )
 
-// rowReader reads the rows of one shard, in the format its name gives
-// (dataio's rules: .npy, .csv, .tsv, .txt, .arff, IDX files by name). It
-// is dataio.Rows' interface, so that the shard reader is one function.
-type rowReader interface {
-	// Cols returns the number of values of a row.
-	Cols() int
-	// Read fills dst with up to len(dst)/Cols() rows and returns how many
-	// it read; io.EOF when none are left. Errors name the file, the row
-	// and the column.
-	Read(dst []float64) (int, error)
-	// Close releases the file.
-	Close() error
+// shard reads the rows of one shard a chunk at a time (dataio.Rows), in
+// the format its name gives: .npy, .csv, .tsv, .txt, .arff, or an IDX
+// file by name (gzip-compressed if it ends in .gz, which dataio
+// decompresses: the pipeline reads shards as they are stored).
+type shard struct {
+	*dataio.Rows
+	rc io.Closer
+}
+
+// Close closes the shard's file.
+func (s *shard) Close() error {
+	err := s.Rows.Close()
+	if cerr := s.rc.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// newShard starts reading the shard called name from rc, which it
+// closes on an error and on Close.
+func newShard(rc io.ReadCloser, name string) (*shard, error) {
+	rows, err := dataio.NewRows(rc, name)
+	if err != nil {
+		rc.Close()
+		return nil, err
+	}
+	return &shard{Rows: rows, rc: rc}, nil
 }
 
 // openShard opens the shard at name, a path of a Beam filesystem (a
-// local path, or gs://, s3:// ... with the filesystem registered), for
-// reading its rows.
-//
-// Until dataio streams rows, a shard is read whole with dataio.ReadMatrix:
-// a local one from its path, another through a local copy that keeps its
-// base name (which gives the format), with errors naming the shard.
-func openShard(ctx context.Context, name string) (rowReader, error) {
-	if !hasScheme(name) {
-		return readWhole(name, name)
-	}
+// local path, or gs://, s3:// ... with the filesystem registered), as
+// fileio.ReadableFile.Open does with fileio.ReadUncompressed.
+func openShard(ctx context.Context, name string) (*shard, error) {
 	fs, err := filesystem.New(ctx, name)
 	if err != nil {
 		return nil, err
@@ -50,80 +55,41 @@ func openShard(ctx context.Context, name string) (rowReader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	defer rc.Close()
-	dir, err := os.MkdirTemp("", "drdam-shard-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	local := filepath.Join(dir, path.Base(name))
-	f, err := os.Create(local)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := io.Copy(f, rc); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := f.Close(); err != nil {
-		return nil, err
-	}
-	return readWhole(local, name)
+	return newShard(rc, name)
 }
 
-// readWhole reads the matrix of the file at local, naming it name in
-// errors.
-func readWhole(local, name string) (rowReader, error) {
-	m, err := dataio.ReadMatrix(local)
-	if err != nil {
-		if local != name {
-			err = fmt.Errorf("%s", strings.ReplaceAll(err.Error(), local, name))
+// fill reads rows of s into buf until it is full or the shard ends (then
+// io.EOF, with the rows read), so that every Add but a shard's last
+// stores a whole chunk. Each part is checked as Add would check it, for
+// a model of configuration c: an error names the shard, its row and its
+// column.
+func fill(s *shard, buf []float64, c dam.Config) (int, error) {
+	d := s.Cols()
+	k := 0
+	for k*d < len(buf) {
+		n, err := s.Read(buf[k*d:])
+		if err != nil {
+			return k, err
 		}
-		return nil, err
-	}
-	return &wholeRows{m: m}, nil
-}
-
-// wholeRows serves the rows of a matrix read whole.
-type wholeRows struct {
-	m    *dataio.Matrix
-	next int // the next row
-}
-
-func (w *wholeRows) Cols() int { return w.m.Cols }
-
-func (w *wholeRows) Read(dst []float64) (int, error) {
-	c := w.m.Cols
-	n := min(len(dst)/c, w.m.Rows-w.next)
-	if n == 0 {
-		if w.next == w.m.Rows {
-			return 0, io.EOF
+		p := buf[k*d : (k+n)*d]
+		if err := s.CheckFinite(p); err != nil {
+			return k, err
 		}
-		return 0, fmt.Errorf("a buffer of %d values holds no row of %d", len(dst), c)
+		if err := c.CheckPatterns(p); err != nil {
+			var re *dam.RowError
+			if errors.As(err, &re) {
+				re.Row += s.Before()
+			}
+			return k, fmt.Errorf("%s: %w", s.Name(), err)
+		}
+		k += n
 	}
-	copy(dst, w.m.Data[w.next*c:(w.next+n)*c])
-	w.next += n
-	return n, nil
+	return k, nil
 }
-
-func (w *wholeRows) Close() error { w.m = nil; return nil }
 
 // hasScheme reports whether name is the path of a Beam filesystem other
 // than the local one ("gs://bucket/x").
 func hasScheme(name string) bool {
 	i := strings.Index(name, "://")
 	return i > 0
-}
-
-// checkFinite returns an error naming the shard, the row (counted from 1
-// in the shard, first being the rows before this chunk) and the column of
-// the first NaN or infinite value of the chunk x of rows of cols values,
-// or nil: dataio.CheckFinite's message, for rows read in parts.
-func checkFinite(shard string, x []float64, cols, first int) error {
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return fmt.Errorf("%s: row %d, column %d: %s", shard, first+i/cols+1, i%cols+1, strconv.FormatFloat(v, 'g', -1, 64))
-		}
-	}
-	return nil
 }
