@@ -39,6 +39,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/fileio"
@@ -313,6 +314,9 @@ func (f *encodeFn) ProcessElement(ctx context.Context, file fileio.ReadableFile,
 			}
 		}
 		if err == io.EOF {
+			if afterShard != nil {
+				afterShard()
+			}
 			return nil
 		}
 		if err != nil {
@@ -320,6 +324,13 @@ func (f *encodeFn) ProcessElement(ctx context.Context, file fileio.ReadableFile,
 		}
 	}
 }
+
+// afterShard, if set, is called after each shard is stored: tests slow
+// shards down with it so that Prism splits bundles.
+var afterShard func()
+
+// emitted counts the Sums that bundles emitted, for tests.
+var emitted atomic.Int64
 
 // memory returns an empty DrDAM of dimension d for a bundle, sharing the
 // projection that the process built for it.
@@ -344,6 +355,7 @@ func (f *encodeFn) memory(d int) (*dam.DrDAM, error) {
 func (f *encodeFn) FinishBundle(emit func(partial)) {
 	if f.m != nil && f.m.Len() > 0 {
 		emit(partial{D: f.m.Dim(), Shard: f.shard, Sum: f.m.Sum()})
+		emitted.Add(1)
 	}
 	f.m, f.shard = nil, ""
 }

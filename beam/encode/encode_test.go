@@ -6,12 +6,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
@@ -33,6 +35,9 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("TMPDIR", tmp)
+	// Prism logs every job and bundle, and the failures the error tests
+	// cause: the tests report what matters.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError + 1})))
 	code := ptest.MainRetWithDefault(m, "prism")
 	os.RemoveAll(tmp)
 	os.Exit(code)
@@ -246,6 +251,48 @@ func TestPipeline(t *testing.T) {
 	}
 }
 
+// TestPipelineBundles: with shards slow enough that Prism splits the
+// bundle that holds them (it splits a bundle whose input has not moved
+// between two progress reports, 100 ms apart), several bundles emit Sums
+// and the combine adds them; the model is still drdam encode's, with the
+// tolerances of TestPipeline.
+func TestPipelineBundles(t *testing.T) {
+	dir := t.TempDir()
+	paths := writeShards(t, dir)
+	all := concat(t, paths)
+	c := dam.Config{Beta: 10, Y: 600, Seed: 8, Projection: features.Structured}
+	o := Options{Patterns: filepath.Join(dir, "part-*"), Out: filepath.Join(dir, "beam.drdam"), Config: c, Chunk: 256}
+	vc, err := Check(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	afterShard = func() { time.Sleep(250 * time.Millisecond) }
+	defer func() { afterShard = nil }()
+	before := emitted.Load()
+	p, s := beam.NewPipelineWithRoot()
+	Build(s, o, vc)
+	if err := ptest.Run(p); err != nil {
+		t.Fatal(err)
+	}
+	n := emitted.Load() - before
+	t.Logf("%d bundles emitted a Sum", n)
+	if n < 2 {
+		t.Errorf("%d bundles emitted a Sum: Prism did not split the slow bundle, and the combine added nothing", n)
+	}
+	ref, err := dam.New(vc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Add(all); err != nil {
+		t.Fatal(err)
+	}
+	refPath := filepath.Join(dir, "ref.drdam")
+	if err := dam.Save(refPath, ref); err != nil {
+		t.Fatal(err)
+	}
+	compareModels(t, vc.String(), o.Out, refPath, probeQueries(all, len(all)/testD))
+}
+
 // probeQueries returns 6 stored patterns of x (k rows of testD) with a
 // quarter of their coordinates redrawn.
 func probeQueries(x []float64, k int) []float64 {
@@ -434,5 +481,58 @@ func TestPartialCoder(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestSumFn: the CombineFn adds partials with dam.Sum.Merge (bit for bit
+// DrDAM.Merge), starts from the empty partial, and refuses partials of
+// different dimensions, naming a shard of each.
+func TestSumFn(t *testing.T) {
+	c := dam.Config{Beta: 10, Y: 300, Seed: 2, Projection: features.Structured}
+	x := gray(4, 30, 5)
+	f := &sumFn{Config: c}
+	acc := f.CreateAccumulator()
+	var parts []*dam.DrDAM
+	for i, r := range [][2]int{{0, 7}, {7, 20}, {20, 30}} {
+		cd := c
+		cd.D = 5
+		m, err := dam.NewDrDAM(cd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Add(x[r[0]*5 : r[1]*5]); err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, m)
+		p := partial{D: 5, Shard: fmt.Sprintf("s%d", i), Sum: m.Sum()}
+		if i == 2 {
+			other := f.CreateAccumulator()
+			if other, err = f.AddInput(other, p); err != nil {
+				t.Fatal(err)
+			}
+			acc, err = f.MergeAccumulators(acc, other)
+		} else {
+			acc, err = f.AddInput(acc, p)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := parts[0].Merge(parts[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := parts[0].Merge(parts[2]); err != nil {
+		t.Fatal(err)
+	}
+	out, want := f.ExtractOutput(acc), parts[0].Sum()
+	if out.D != 5 || out.Sum.Count != 30 || out.Sum.LogScale != want.LogScale || !slices.Equal(out.Sum.T, want.T) {
+		t.Errorf("the CombineFn's total differs from DrDAM.Merge's (D %d, count %d)", out.D, out.Sum.Count)
+	}
+	if e := f.ExtractOutput(f.CreateAccumulator()); e.Sum.Count != 0 || e.D != 0 {
+		t.Errorf("the empty accumulator holds %d patterns of dimension %d", e.Sum.Count, e.D)
+	}
+	wide := partial{D: 6, Shard: "wide.npy", Sum: dam.Sum{T: make([]float64, 600), Count: 1}}
+	if _, err := f.MergeAccumulators(out, wide); err == nil || !strings.Contains(err.Error(), "wide.npy has 6 columns but s0 has 5") {
+		t.Errorf("partials of different dimensions: err = %v", err)
 	}
 }

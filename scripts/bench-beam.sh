@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Patterns per second of drdam-beam encode on Prism (beam/, this machine,
+# workers in the launcher's process) against drdam encode, on the same
+# shards and model, one after the other in one sitting. Prints one
+# Markdown row per run, with the exact command, for BENCHMARKS.md:
+#
+#   | program | patterns | seconds | patterns/s | command |
+#
+#   scripts/bench-beam.sh [--shards 8] [--rows 20000] [--d 784] [--y 100000]
+#                         [--projection structured] [--reps 3] [--dir DIR]
+#                         [-- extra encode flags, for both programs]
+#
+# The shards are DIR/shards/part-NNNNN.npy, --rows × --d float32 patterns
+# each, uniform in [0, 1/√D) (scripts/genpatterns, seeds 1…--shards),
+# written once and kept (8 × 20000 × 784 float32: 502 MB). drdam encode
+# reads them as a glob, drdam-beam as a folder: the same 160 000 patterns.
+# A first row times drdam-beam on the first 256 patterns of one shard:
+# Prism's start-up and the fixed cost of a pipeline, which the rate of the
+# big runs includes. Both programs are built first (the beam module takes
+# about a minute to compile the first time). Times are wall-clock.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+shards=8 rows=20000 d=784 y=100000 proj=structured reps=3 dir=${TMPDIR:-/tmp}/drdam-bench-beam
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --shards) shards=$2; shift 2 ;;
+    --rows) rows=$2; shift 2 ;;
+    --d) d=$2; shift 2 ;;
+    --y) y=$2; shift 2 ;;
+    --projection) proj=$2; shift 2 ;;
+    --reps) reps=$2; shift 2 ;;
+    --dir) dir=$2; shift 2 ;;
+    --) shift; break ;;
+    *) echo "bench-beam.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+extra=("$@")
+mkdir -p "$dir/bin" "$dir/shards" "$dir/small"
+go build -o "$dir/bin/drdam" ./cmd/drdam
+(cd beam && go build -o "$dir/bin/drdam-beam" ./cmd/drdam-beam)
+go build -o "$dir/bin/genpatterns" ./scripts/genpatterns
+for i in $(seq 1 "$shards"); do
+  f=$(printf '%s/shards/part-%05d.npy' "$dir" "$i")
+  [ -f "$f" ] || "$dir/bin/genpatterns" --k "$rows" --d "$d" --seed "$i" --out "$f" >/dev/null
+done
+[ -f "$dir/small/part-00001.npy" ] || "$dir/bin/genpatterns" --k 256 --d "$d" --seed 1 --out "$dir/small/part-00001.npy" >/dev/null
+
+flags=(--projection "$proj" --y "$y" "${extra[@]}")
+# run PROGRAM PATTERNS COMMAND...: times the command and prints its row.
+run() {
+  local name=$1 k=$2
+  shift 2
+  local t0 t1 cmd
+  cmd=$(printf '%q ' "$@")
+  t0=$(date +%s.%N)
+  "$@" >/dev/null
+  t1=$(date +%s.%N)
+  awk -v n="$name" -v k="$k" -v a="$t0" -v b="$t1" -v c="${cmd% }" \
+    'BEGIN { s = b - a; printf "| %s | %d | %.2f | %.0f | `%s` |\n", n, k, s, k / s, c }'
+}
+echo "| program | patterns | seconds | patterns/s | command |"
+echo "|---|---:|---:|---:|---|"
+run "drdam-beam (Prism start-up, 256 patterns)" 256 \
+  "$dir/bin/drdam-beam" encode --patterns "$dir/small" --out "$dir/small.drdam" "${flags[@]}"
+k=$((shards * rows))
+for _ in $(seq 1 "$reps"); do
+  run "drdam encode" "$k" "$dir/bin/drdam" encode --patterns "$dir/shards/*.npy" --out "$dir/drdam.drdam" "${flags[@]}"
+  run "drdam-beam encode (Prism)" "$k" "$dir/bin/drdam-beam" encode --patterns "$dir/shards" --out "$dir/beam.drdam" "${flags[@]}"
+done
