@@ -25,7 +25,7 @@ import (
 // the patterns to read, the model file to write and the configuration of
 // the model.
 type Encode struct {
-	Patterns  string // --patterns: the file of patterns, one per row
+	Patterns  string // --patterns: the file, glob or folder of patterns, one per row
 	Out       string // --out: the model file to write
 	MaxMemory *Bytes // --max-memory: the memory budget (0: dam.DefaultBudget())
 
@@ -43,7 +43,7 @@ type Encode struct {
 // where their values go once fs is parsed.
 func EncodeFlags(fs *flag.FlagSet) *Encode {
 	e := &Encode{fs: fs}
-	fs.StringVar(&e.Patterns, "patterns", "", "file of patterns, one per row (.npy, .csv, .tsv, .txt)")
+	fs.StringVar(&e.Patterns, "patterns", "", "file of patterns, one per row (.npy, .csv, .tsv, .txt, .arff or IDX), or a glob (quoted: 'shards/part-*.npy') or a folder of such files")
 	fs.StringVar(&e.Out, "out", "", "model file to write")
 	fs.StringVar(&e.rep, "rep", "drdam", "representation: drdam (distributed) or mrdam (memory)")
 	fs.Float64Var(&e.beta, "beta", 10, "inverse temperature β > 0 (10 is the smallest β of the paper's Fig. 3 grid: the higher β, the more features a DrDAM needs for the same error)")
