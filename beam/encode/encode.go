@@ -153,8 +153,9 @@ func keep(name string, folder bool) bool {
 
 // Check validates o before a pipeline is built and returns the model's
 // configuration, validated, with D the number of columns of the first
-// shard: the shards must exist, the configuration must be a DrDAM's, and
-// Chunk a multiple of 256. Errors about a configuration field are
+// shard: the shards must exist, the output's folder (or its filesystem)
+// too, the configuration must be a DrDAM's, and Chunk a multiple of 256.
+// Build expects options that Check accepted. Errors about a configuration field are
 // *dam.ConfigError (cli.FlagError names their flag). Check does not
 // check the memory budget, which is a worker's: a worker that cannot
 // build the model fails the pipeline.
@@ -173,6 +174,10 @@ func Check(ctx context.Context, o Options) (dam.Config, error) {
 		if st, err := os.Stat(filepath.Dir(o.Out)); err != nil || !st.IsDir() {
 			return c, fmt.Errorf("output %s: %s is not a folder", o.Out, filepath.Dir(o.Out))
 		}
+	} else if fs, err := filesystem.New(ctx, o.Out); err != nil {
+		return c, fmt.Errorf("output %s: %w", o.Out, err)
+	} else {
+		fs.Close()
 	}
 	shards, err := Shards(ctx, o)
 	if err != nil {

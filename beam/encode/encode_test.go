@@ -405,6 +405,8 @@ func TestPipelineErrors(t *testing.T) {
 		{Options{Patterns: npyOf("a.npy", good, 3), Out: filepath.Join(dir, "no", "m")}, "is not a folder"},
 		{Options{Patterns: filepath.Join(dir, "a.npy"), Out: filepath.Join(dir, "a.npy")}, "is one of the shards"},
 		{Options{Patterns: filepath.Join(dir, "a.npy"), Out: filepath.Join(dir, "m"), Chunk: 100}, "multiple of 256"},
+		{Options{Patterns: filepath.Join(dir, "a.npy"), Out: "hdfs://nn/m.drdam"}, `output hdfs://nn/m.drdam: file system scheme "hdfs" not registered`},
+		{Options{Patterns: "hdfs://nn/part-*.npy", Out: filepath.Join(dir, "m")}, `file system scheme "hdfs" not registered`},
 		{Options{Patterns: filepath.Join(dir, "a.npy"), Out: filepath.Join(dir, "m"), Config: dam.Config{Rep: dam.RepMrDAM, Beta: 1}}, "drdam only"},
 	} {
 		if tc.o.Config == (dam.Config{}) {
