@@ -12,7 +12,10 @@
 // the pipeline runs on Prism, Beam's runner embedded in this program, with
 // its workers in this process: no setup, and no network beyond localhost.
 // --runner selects another (universal for a Flink or Spark job server,
-// dataflow); docs/beam.md has the invocations.
+// dataflow); docs/beam.md has the invocations. Dataflow and the gs:// and
+// s3:// filesystems are linked in with the build tag cloud (go build
+// -tags cloud): their clients double the build time and the binary, so
+// the default build, and the tests, leave them out.
 //
 // The same binary is Beam's worker: a runner starts it without the encode
 // subcommand, and beam.Init runs the worker harness.
@@ -33,11 +36,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/core/runtime/exec/optimized" // Beam's reflection-free runtime
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"           // gs:// shards and models
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/s3" // s3:// shards and models
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners"
-	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/dataflow"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/flink"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/runners/spark"

@@ -129,7 +129,11 @@ func TestHelp(t *testing.T) {
 	if n != 15 {
 		t.Errorf("%d encode flags, want 15", n)
 	}
-	for _, f := range []string{"--runner", "--endpoint", "--environment_type", "--worker_binary", "--project", "--region"} {
+	beamFlags := []string{"--runner", "--endpoint", "--environment_type", "--worker_binary"}
+	if flag.Lookup("project") != nil { // built with -tags cloud: Dataflow's flags
+		beamFlags = append(beamFlags, "--project", "--region")
+	}
+	for _, f := range beamFlags {
 		if !strings.Contains(out, "  "+f+" ") {
 			t.Errorf("--help does not list %s", f)
 		}
