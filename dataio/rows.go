@@ -60,8 +60,9 @@ func NewRows(r io.Reader, name string) (*Rows, error) {
 }
 
 // OpenRows opens pattern for reading by rows: a file, a glob such as
-// "shards/part-*.npy" (see filepath.Match), or a folder whose files (not
-// those whose names start with '.') are the shards. The files are read in
+// "shards/part-*.npy" (see filepath.Match), or a folder whose files are
+// the shards, but for those whose names start with '.' or '_' (such as
+// the _SUCCESS markers of Hadoop and Spark). The files are read in
 // the order of their names, and must have the same number of columns.
 // A glob or a folder with no file is an error.
 func OpenRows(pattern string) (*Rows, error) {
@@ -86,8 +87,9 @@ func OpenRows(pattern string) (*Rows, error) {
 
 // ShardPaths returns the files that pattern names, as OpenRows reads them:
 // the file itself, the files that a glob matches, or the files of a
-// folder, in the order of their names. Folders that a glob matches and
-// files whose names start with '.' are left out.
+// folder, in the order of their names. Folders that a glob matches,
+// files whose names start with '.', and in a folder those that start with
+// '_', are left out.
 func ShardPaths(pattern string) ([]string, error) {
 	if st, err := os.Stat(pattern); err == nil {
 		if !st.IsDir() {
@@ -99,7 +101,7 @@ func ShardPaths(pattern string) ([]string, error) {
 		}
 		var paths []string
 		for _, e := range ents {
-			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(e.Name(), "_") {
 				paths = append(paths, filepath.Join(pattern, e.Name()))
 			}
 		}

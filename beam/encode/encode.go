@@ -27,7 +27,8 @@
 // Shards are files of any format of package dataio (.npy of any dtype,
 // .csv, .tsv, .txt, .arff, MNIST IDX files *ubyte[.gz]), on any Beam
 // filesystem: local paths here, gs:// and s3:// on a cluster with those
-// filesystems registered (the command drdam-beam imports them).
+// filesystems registered (the command drdam-beam imports them when built
+// with the tag cloud).
 package encode
 
 import (
@@ -51,16 +52,17 @@ import (
 )
 
 // DefaultChunk is the number of rows a bundle reads and stores at a time
-// when Options.Chunk is 0: 8192, as drdam encode stores a large matrix.
+// when Options.Chunk is 0: 8192, a multiple of the 256 patterns a DrDAM
+// encodes at a time (6.3 MB of float64 at D = 784).
 const DefaultChunk = 8192
 
 // Options describe an encoding.
 type Options struct {
 	// Patterns names the shards: a file, a glob ("data/part-*.npy",
 	// "gs://bucket/mnist/*.npy"), or a folder, which stands for every
-	// file in it. Files whose names start with '.' are left out, as
-	// dataio.OpenRows leaves them out, and in a folder those that start
-	// with '_' too (Hadoop's and Spark's _SUCCESS markers).
+	// file in it. Files whose names start with '.' are left out, and in a
+	// folder those that start with '_' too (Hadoop's and Spark's _SUCCESS
+	// markers), as dataio.OpenRows leaves them out.
 	Patterns string
 	// Out is the model file to write: a local path (written atomically:
 	// a temporary file in its folder, synced, renamed) or a path of a
