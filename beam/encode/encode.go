@@ -49,6 +49,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/internal/cli"
 )
 
 // DefaultChunk is the number of rows a bundle reads and stores at a time
@@ -299,6 +300,12 @@ func (f *encodeFn) ProcessElement(ctx context.Context, file fileio.ReadableFile,
 	}
 	defer r.Close()
 	d := r.Cols()
+	// A header may declare rows of any width: a chunk takes at most a
+	// quarter of the worker's memory budget (checked before the model,
+	// whose projection grows with D, is built).
+	if need, b := 8*float64(f.Chunk)*float64(d), dam.DefaultBudget(); need > float64(b)/4 {
+		return fmt.Errorf("%s: rows of %d values: a chunk of %d rows takes %s, more than a quarter of the memory budget of %s; lower the chunk", name, d, f.Chunk, dam.Bytes(need), dam.Bytes(float64(b)))
+	}
 	if f.m == nil {
 		m, err := f.memory(d)
 		if err != nil {
@@ -314,7 +321,7 @@ func (f *encodeFn) ProcessElement(ctx context.Context, file fileio.ReadableFile,
 	buf := f.buf[:f.Chunk*d]
 	c := f.m.Config()
 	for {
-		n, err := fill(r, buf, c)
+		n, err := cli.Fill(r.Rows, buf, c)
 		if n > 0 {
 			if err := f.m.Add(buf[:n*d]); err != nil {
 				return fmt.Errorf("%s: %w", name, err)

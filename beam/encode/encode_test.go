@@ -429,6 +429,9 @@ func TestPipelineErrors(t *testing.T) {
 	npyOf("h-heavy.npy", heavy, 3)
 	dot := c
 	dot.Similarity = dam.Dot
+	// A 16-byte IDX header declaring rows of 2²⁸ values: refused before a
+	// chunk (512 GiB) or the model is allocated.
+	write("w-wide-idx2-ubyte", string([]byte{0, 0, 8, 2, 0, 0, 0, 2, 16, 0, 0, 0}))
 	for _, tc := range []struct {
 		glob string
 		c    dam.Config
@@ -438,6 +441,7 @@ func TestPipelineErrors(t *testing.T) {
 		{filepath.Join(dir, "r-ragged.csv"), c, []string{"r-ragged.csv", "line 2"}},
 		{filepath.Join(dir, "[ad]*.npy"), c, []string{"columns but", "a.npy", "d-wide.npy"}},
 		{filepath.Join(dir, "h-heavy.npy"), dot, []string{"h-heavy.npy: patterns: row 300: β‖ξ‖²/2 = 6000 exceeds 700"}},
+		{filepath.Join(dir, "w-wide-idx2-ubyte"), c, []string{"w-wide-idx2-ubyte: rows of 268435456 values: a chunk of 256 rows takes 512 GiB"}},
 		// With no shard, the write step says so (Check refuses it first).
 		{filepath.Join(dir, "none-*.npy"), c, []string{"none-*.npy: no patterns"}},
 	} {

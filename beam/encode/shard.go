@@ -2,14 +2,12 @@ package encode
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/dataio"
 )
 
@@ -56,35 +54,6 @@ func openShard(ctx context.Context, name string) (*shard, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return newShard(rc, name)
-}
-
-// fill reads rows of s into buf until it is full or the shard ends (then
-// io.EOF, with the rows read), so that every Add but a shard's last
-// stores a whole chunk. Each part is checked as Add would check it, for
-// a model of configuration c: an error names the shard, its row and its
-// column.
-func fill(s *shard, buf []float64, c dam.Config) (int, error) {
-	d := s.Cols()
-	k := 0
-	for k*d < len(buf) {
-		n, err := s.Read(buf[k*d:])
-		if err != nil {
-			return k, err
-		}
-		p := buf[k*d : (k+n)*d]
-		if err := s.CheckFinite(p); err != nil {
-			return k, err
-		}
-		if err := c.CheckPatterns(p); err != nil {
-			var re *dam.RowError
-			if errors.As(err, &re) {
-				re.Row += s.Before()
-			}
-			return k, fmt.Errorf("%s: %w", s.Name(), err)
-		}
-		k += n
-	}
-	return k, nil
 }
 
 // hasScheme reports whether name is the path of a Beam filesystem other

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/dataio"
+	"github.com/drdam/drdam/internal/cli"
 )
 
 // chunkValues is about the number of values of a chunk of patterns that
@@ -79,7 +79,7 @@ func storeRows(e *env, m dam.Memory, rows *dataio.Rows, label string, remove boo
 			case <-stop:
 				return
 			}
-			k, err := fill(buf, rows, c)
+			k, err := cli.Fill(rows, buf, c)
 			done, all := rows.Progress()
 			select {
 			case full <- chunk{buf, k, [2]int64{done, all}, err}:
@@ -109,31 +109,4 @@ func storeRows(e *env, m dam.Memory, rows *dataio.Rows, label string, remove boo
 		pr.rate(verb+" the patterns of "+label, stored, ch.read[0], ch.read[1])
 	}
 	return stored, nil
-}
-
-// fill reads rows into buf until it is full or the rows end (io.EOF, with
-// the rows read), checking each part as Add would: an error names the
-// file, its row and column.
-func fill(buf []float64, rows *dataio.Rows, c dam.Config) (int, error) {
-	d := rows.Cols()
-	k := 0
-	for k*d < len(buf) {
-		n, err := rows.Read(buf[k*d:])
-		if err != nil {
-			return k, err
-		}
-		p := buf[k*d : (k+n)*d]
-		if err := rows.CheckFinite(p); err != nil {
-			return k, err
-		}
-		if err := c.CheckPatterns(p); err != nil {
-			var re *dam.RowError
-			if errors.As(err, &re) {
-				re.Row += rows.Before()
-			}
-			return k, fmt.Errorf("%s: %w", rows.Name(), err)
-		}
-		k += n
-	}
-	return k, nil
 }

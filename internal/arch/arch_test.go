@@ -49,7 +49,7 @@ var floors = map[string][]string{
 	"paper": {"experiment", "plots", "imageio", "dam", "features", "metrics", "dataio", "datasets", "internal/atomicfile"},
 	// The command lines that several commands share (drdam's and
 	// drdam-beam's encode flags).
-	"internal/cli": {"dam", "features"},
+	"internal/cli": {"dam", "dataio", "features"},
 	// Floor 5: the command may use every floor below it.
 	"cmd/drdam": {"paper", "experiment", "internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
 		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng"},
