@@ -48,6 +48,7 @@ var commands = map[string]command{
 	"experiment": {"run one of the paper's experiments (drdam experiment --help for the list)", runExperiment},
 	"bench":      {"time one phase as ../shared/peers/bench.py run does", runBench},
 	"reproduce":  {"run every quantitative experiment of the paper and write a report", runReproduce},
+	"serve":      {"serve memories over HTTP (an API, durable and concurrent)", runServe},
 	"version":    {"print the version", runVersion},
 }
 
@@ -61,6 +62,18 @@ type env struct {
 func main() {
 	// An interrupted command leaves no temporary file behind: the files
 	// being written are removed and their targets keep their old contents.
+	// (drdam serve handles its signals itself: a graceful shutdown.)
+	if len(os.Args) < 2 || os.Args[1] != "serve" {
+		exitOnSignal()
+	}
+	st, err := os.Stderr.Stat()
+	e := &env{stdout: os.Stdout, stderr: os.Stderr, isTerminal: err == nil && st.Mode()&os.ModeCharDevice != 0}
+	os.Exit(run(e, os.Args[1:]))
+}
+
+// exitOnSignal makes SIGINT, SIGTERM and SIGHUP remove the files being
+// written and exit with 128 + the signal.
+func exitOnSignal() {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
@@ -74,9 +87,6 @@ func main() {
 		}
 		os.Exit(code)
 	}()
-	st, err := os.Stderr.Stat()
-	e := &env{stdout: os.Stdout, stderr: os.Stderr, isTerminal: err == nil && st.Mode()&os.ModeCharDevice != 0}
-	os.Exit(run(e, os.Args[1:]))
 }
 
 // run executes one command line and returns the exit status: 0 on success,

@@ -1,0 +1,252 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/internal/atomicfile"
+)
+
+// A memory on disk is a folder DIR/NAME holding
+//
+//	memory.json              its configuration (written once, atomically)
+//	snapshot-SEQ.drdam       a model file of every record up to SEQ
+//	wal.log                  the records after it (see wal.go)
+//
+// Opening it loads the newest snapshot and applies the log's records with
+// a larger sequence number; a snapshot is written (atomically, then the
+// log emptied) every SnapshotEvery records and at a graceful shutdown.
+
+// memory is one named memory, open.
+type memory struct {
+	name string
+	dir  string
+	cfg  dam.Config
+
+	// mu guards m, seq and the log: writers hold it for the record's
+	// append and its application, readers (energy, one descent step) for
+	// one evaluation, so a query never sees a half-applied batch and a
+	// descent lets writers in between its steps.
+	mu      sync.RWMutex
+	m       dam.Memory
+	log     *wal
+	seq     uint64 // the last record applied
+	snap    uint64 // the sequence number of the newest snapshot
+	pending int    // records since that snapshot
+	closed  bool
+}
+
+// createMemory makes the folder of a new memory and opens it.
+func createMemory(dir, name string, c dam.Config) (*memory, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	b, err := json.MarshalIndent(apiConfig(c), "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, "memory.json"), func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	}); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return openMemory(dir, name)
+}
+
+// openMemory opens the memory kept in dir.
+func openMemory(dir, name string) (*memory, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "memory.json"))
+	if err != nil {
+		return nil, err
+	}
+	c, err := parseConfig(b, unlimited)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "memory.json"), err)
+	}
+	mem := &memory{name: name, dir: dir, cfg: c}
+	if err := mem.loadSnapshot(); err != nil {
+		return nil, err
+	}
+	mem.log, _, err = openWAL(filepath.Join(dir, "wal.log"), func(r record) error {
+		if r.seq <= mem.seq {
+			return nil // in the snapshot already
+		}
+		if err := mem.apply(r); err != nil {
+			return err
+		}
+		mem.seq = r.seq
+		mem.pending++
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return mem, nil
+}
+
+// loadSnapshot loads the newest snapshot of the memory, or makes an empty
+// memory if there is none.
+func (mem *memory) loadSnapshot() error {
+	matches, _ := filepath.Glob(filepath.Join(mem.dir, "snapshot-*.drdam"))
+	var seqs []uint64
+	for _, p := range matches {
+		s := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "snapshot-"), ".drdam")
+		if n, err := strconv.ParseUint(s, 10, 64); err == nil {
+			seqs = append(seqs, n)
+		}
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] > seqs[j] })
+	if len(seqs) == 0 {
+		m, err := dam.New(mem.cfg)
+		if err != nil {
+			return err
+		}
+		mem.m = m
+		return nil
+	}
+	path := mem.snapshotPath(seqs[0])
+	m, err := dam.Load(path)
+	if err != nil {
+		return err
+	}
+	if m.Config() != mem.cfg {
+		return fmt.Errorf("%s: the model is %v, the memory %v", path, m.Config(), mem.cfg)
+	}
+	mem.m, mem.seq, mem.snap = m, seqs[0], seqs[0]
+	return nil
+}
+
+func (mem *memory) snapshotPath(seq uint64) string {
+	return filepath.Join(mem.dir, fmt.Sprintf("snapshot-%020d.drdam", seq))
+}
+
+// apply applies a record to the model.
+func (mem *memory) apply(r record) error {
+	switch r.op {
+	case opAdd, opRemove:
+		if r.cols != mem.cfg.D {
+			return fmt.Errorf("patterns of %d values in a memory of D = %d", r.cols, mem.cfg.D)
+		}
+		if r.op == opAdd {
+			return mem.m.Add(r.data)
+		}
+		return mem.m.Remove(r.data)
+	case opMerge:
+		o, err := dam.Read(bytes.NewReader(r.raw), int64(len(r.raw)))
+		if err != nil {
+			return err
+		}
+		return mem.m.Merge(o)
+	}
+	return fmt.Errorf("unknown operation %d", r.op)
+}
+
+// errClosed is the error of a memory deleted or shut down meanwhile.
+var errClosed = errors.New("the memory was deleted or the server is shutting down")
+
+// write checks, logs durably and applies one record, under the write
+// lock: when it returns nil the record is in the log, synced, and in the
+// model. check runs first, on the model under the lock (so that a
+// removal can be checked against the count), and may refuse the record.
+func (mem *memory) write(r record, check func(m dam.Memory) error, every int) error {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	if mem.closed {
+		return errClosed
+	}
+	if check != nil {
+		if err := check(mem.m); err != nil {
+			return err
+		}
+	}
+	r.seq = mem.seq + 1
+	if err := mem.log.append(r); err != nil {
+		return err
+	}
+	if err := mem.apply(r); err != nil {
+		// The model refused what the checks let through (a T that would
+		// overflow): it is unchanged, and so must the log be. Cut the
+		// record off again.
+		if cerr := mem.log.cutLast(); cerr != nil {
+			return fmt.Errorf("%w; and removing it from the log: %v", err, cerr)
+		}
+		return err
+	}
+	mem.seq = r.seq
+	mem.pending++
+	if every > 0 && mem.pending >= every {
+		if err := mem.snapshotLocked(); err != nil {
+			return fmt.Errorf("the write is durable, but the snapshot after it failed: %w", err)
+		}
+	}
+	return nil
+}
+
+// snapshotLocked writes a snapshot of every record applied and empties
+// the log; mu must be held.
+func (mem *memory) snapshotLocked() error {
+	if mem.pending == 0 && mem.snap == mem.seq && fileExists(mem.snapshotPath(mem.seq)) {
+		return nil
+	}
+	path := mem.snapshotPath(mem.seq)
+	if err := dam.Save(path, mem.m); err != nil {
+		return err
+	}
+	if err := mem.log.reset(); err != nil {
+		return err
+	}
+	old := mem.snap
+	mem.snap, mem.pending = mem.seq, 0
+	if old != mem.seq {
+		os.Remove(mem.snapshotPath(old))
+	}
+	return nil
+}
+
+// snapshot writes a snapshot now and returns its path.
+func (mem *memory) snapshot() (string, error) {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	if mem.closed {
+		return "", errClosed
+	}
+	if err := mem.snapshotLocked(); err != nil {
+		return "", err
+	}
+	return mem.snapshotPath(mem.seq), nil
+}
+
+// close snapshots the memory (if keep) and closes its log.
+func (mem *memory) close(keep bool) error {
+	mem.mu.Lock()
+	defer mem.mu.Unlock()
+	if mem.closed {
+		return nil
+	}
+	mem.closed = true
+	var err error
+	if keep {
+		err = mem.snapshotLocked()
+	}
+	if cerr := mem.log.close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}

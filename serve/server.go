@@ -1,0 +1,364 @@
+package serve
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/drdam/drdam/dam"
+)
+
+// Limits bound what one request may ask, so that no request can exhaust
+// the server's memory or run for ever.
+type Limits struct {
+	MaxBody  int64         // bytes of a request body (413 above)
+	MaxBatch int           // rows of patterns or queries in one request (413 above)
+	MaxD     int           // dimension of a memory (422 above)
+	MaxY     int           // Y of a DrDAM (422 above)
+	MaxSteps int           // max_steps of a recall (422 above)
+	Timeout  time.Duration // of a request's computation (408 after)
+}
+
+// DefaultLimits are the limits of drdam serve: bodies of 64 MiB, 4096
+// rows a request, D ≤ 65536, Y ≤ 4·10⁶, 10 000 descent steps, 60 s.
+var DefaultLimits = Limits{MaxBody: 64 << 20, MaxBatch: 4096, MaxD: 1 << 16, MaxY: 4_000_000, MaxSteps: 10_000, Timeout: time.Minute}
+
+// unlimited are the limits of a configuration read from the server's own
+// files.
+var unlimited = Limits{MaxD: 1 << 30, MaxY: 1 << 30}
+
+// Options configure a Server.
+type Options struct {
+	// Dir holds the memories, a folder each (created if absent).
+	Dir string
+	// Token, if not empty, is the bearer token that every request but
+	// GET /healthz must carry ("Authorization: Bearer TOKEN").
+	Token string
+	// Limits; zero fields take DefaultLimits' values.
+	Limits Limits
+	// SnapshotEvery is the number of logged writes after which a memory
+	// writes a snapshot and empties its log (0: 1000).
+	SnapshotEvery int
+	// Log receives a line per memory opened and per log repaired (nil:
+	// slog.Default()).
+	Log *slog.Logger
+}
+
+// Server serves the memories kept in a folder over HTTP (see the package
+// documentation). It is safe for concurrent use.
+type Server struct {
+	opt     Options
+	mu      sync.Mutex // guards mems
+	mems    map[string]*memory
+	reg     *prometheus.Registry
+	reqs    *prometheus.CounterVec
+	latency *prometheus.HistogramVec
+	mux     *http.ServeMux
+}
+
+// namePattern is what a memory's name may be: it is a folder of Dir, so it
+// can neither be empty, nor start with a dot, nor hold a separator.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// New opens (creating it if needed) the folder opt.Dir and every memory in
+// it, repairing the torn tail of a log, and returns the server.
+func New(opt Options) (*Server, error) {
+	if opt.Dir == "" {
+		return nil, errors.New("serve: no data folder")
+	}
+	l := &opt.Limits
+	d := DefaultLimits
+	if l.MaxBody <= 0 {
+		l.MaxBody = d.MaxBody
+	}
+	if l.MaxBatch <= 0 {
+		l.MaxBatch = d.MaxBatch
+	}
+	if l.MaxD <= 0 {
+		l.MaxD = d.MaxD
+	}
+	if l.MaxY <= 0 {
+		l.MaxY = d.MaxY
+	}
+	if l.MaxSteps <= 0 {
+		l.MaxSteps = d.MaxSteps
+	}
+	if l.Timeout <= 0 {
+		l.Timeout = d.Timeout
+	}
+	if opt.SnapshotEvery <= 0 {
+		opt.SnapshotEvery = 1000
+	}
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := &Server{opt: opt, mems: map[string]*memory{}}
+	ents, err := os.ReadDir(opt.Dir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !namePattern.MatchString(e.Name()) {
+			continue
+		}
+		dir := filepath.Join(opt.Dir, e.Name())
+		if !fileExists(filepath.Join(dir, "memory.json")) {
+			continue
+		}
+		mem, err := openMemory(dir, e.Name())
+		if err != nil {
+			s.Close()
+			return nil, fmt.Errorf("serve: memory %s: %w", e.Name(), err)
+		}
+		opt.Log.Info("memory opened", "name", e.Name(), "patterns", mem.m.Len(), "seq", mem.seq)
+		s.mems[e.Name()] = mem
+	}
+	s.metrics()
+	s.routes()
+	return s, nil
+}
+
+// Close writes a snapshot of every memory and closes its log. Requests
+// must be finished (http.Server.Shutdown) first.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var first error
+	for _, mem := range s.mems {
+		if err := mem.close(true); err != nil && first == nil {
+			first = fmt.Errorf("memory %s: %w", mem.name, err)
+		}
+	}
+	return first
+}
+
+// Handler returns the server's HTTP handler: the API under /v1, /healthz
+// and /metrics, behind the token if there is one.
+func (s *Server) Handler() http.Handler { return s.auth(s.mux) }
+
+// auth refuses a request without the token (but GET /healthz), with 401.
+func (s *Server) auth(next http.Handler) http.Handler {
+	want := []byte("Bearer " + s.opt.Token)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.opt.Token != "" && r.URL.Path != "/healthz" {
+			got := []byte(r.Header.Get("Authorization"))
+			if subtle.ConstantTimeCompare(got, want) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="drdam"`)
+				writeError(w, &FieldError{Status: http.StatusUnauthorized, Field: "Authorization", Msg: "want the header Authorization: Bearer <token>"})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// metrics registers the server's Prometheus metrics.
+func (s *Server) metrics() {
+	s.reg = prometheus.NewRegistry()
+	s.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "drdam_requests_total", Help: "HTTP requests, by route and status."}, []string{"route", "code"})
+	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "drdam_request_seconds", Help: "Time to answer a request, by route.",
+		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 18)}, []string{"route"})
+	s.reg.MustRegister(s.reqs, s.latency, memCollector{s},
+		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+}
+
+var (
+	patternsDesc = prometheus.NewDesc("drdam_memory_patterns", "Patterns stored in a memory.", []string{"memory"}, nil)
+	bytesDesc    = prometheus.NewDesc("drdam_memory_bytes", "Bytes of a memory's stored state: T (8·F) for a DrDAM, the patterns (8·K·D) for an MrDAM.", []string{"memory"}, nil)
+)
+
+// memCollector reports the patterns and bytes of every memory when
+// scraped.
+type memCollector struct{ s *Server }
+
+func (c memCollector) Describe(ch chan<- *prometheus.Desc) { ch <- patternsDesc; ch <- bytesDesc }
+
+func (c memCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, mem := range c.s.list() {
+		mem.mu.RLock()
+		n := mem.m.Len()
+		mem.mu.RUnlock()
+		ch <- prometheus.MustNewConstMetric(patternsDesc, prometheus.GaugeValue, float64(n), mem.name)
+		ch <- prometheus.MustNewConstMetric(bytesDesc, prometheus.GaugeValue, stateBytes(mem.cfg, n), mem.name)
+	}
+}
+
+// stateBytes returns the bytes of the stored state of a memory of n
+// patterns.
+func stateBytes(c dam.Config, n int) float64 {
+	if c.Rep == dam.RepDrDAM {
+		return 8 * float64(c.FeatureDim())
+	}
+	return 8 * float64(n) * float64(c.D)
+}
+
+// list returns the open memories, by name.
+func (s *Server) list() []*memory {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*memory, 0, len(s.mems))
+	for _, m := range s.mems {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// routes registers the handlers.
+func (s *Server) routes() {
+	s.mux = http.NewServeMux()
+	handle := func(pattern string, h func(w http.ResponseWriter, r *http.Request) error) {
+		route := pattern
+		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			t0 := time.Now()
+			rw := &statusWriter{ResponseWriter: w, code: 200}
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(rw, r.Body, s.opt.Limits.MaxBody)
+			}
+			ctx, cancel := context.WithTimeout(r.Context(), s.opt.Limits.Timeout)
+			defer cancel()
+			if err := h(rw, r.WithContext(ctx)); err != nil {
+				writeError(rw, err)
+			}
+			s.reqs.WithLabelValues(route, fmt.Sprint(rw.code)).Inc()
+			s.latency.WithLabelValues(route).Observe(time.Since(t0).Seconds())
+		})
+	}
+	routes := []struct {
+		pattern string
+		h       func(w http.ResponseWriter, r *http.Request) error
+	}{
+		{"GET /healthz", func(w http.ResponseWriter, r *http.Request) error {
+			return writeJSON(w, 200, map[string]any{"status": "ok", "memories": len(s.list())})
+		}},
+		{"GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Content-Type", "application/json")
+			_, err := w.Write(openAPI)
+			return err
+		}},
+		{"GET /v1/memories", s.listMemories},
+		{"PUT /v1/memories/{name}", s.createMemory},
+		{"GET /v1/memories/{name}", s.getMemory},
+		{"DELETE /v1/memories/{name}", s.deleteMemory},
+		{"POST /v1/memories/{name}/patterns", func(w http.ResponseWriter, r *http.Request) error { return s.writePatterns(w, r, opAdd) }},
+		{"POST /v1/memories/{name}/patterns:remove", func(w http.ResponseWriter, r *http.Request) error { return s.writePatterns(w, r, opRemove) }},
+		{"POST /v1/memories/{name}/energy", s.energy},
+		{"POST /v1/memories/{name}/recall", s.recall},
+		{"POST /v1/memories/{name}/snapshot", s.snapshot},
+		{"GET /v1/memories/{name}/snapshot", s.download},
+		{"PUT /v1/memories/{name}/merge", s.merge},
+	}
+	// Each path answers the methods it does not take with a JSON 405
+	// naming those it does, and any other path with a JSON 404.
+	allow := map[string][]string{}
+	var paths []string
+	for _, rt := range routes {
+		handle(rt.pattern, rt.h)
+		method, path, _ := strings.Cut(rt.pattern, " ")
+		if allow[path] == nil {
+			paths = append(paths, path)
+		}
+		allow[path] = append(allow[path], method)
+	}
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	allow["/metrics"] = []string{"GET"}
+	paths = append(paths, "/metrics")
+	for _, p := range paths {
+		methods := strings.Join(allow[p], ", ")
+		handle(p, func(w http.ResponseWriter, r *http.Request) error {
+			w.Header().Set("Allow", methods)
+			return fieldErr(405, "", "%s %s: this path takes %s", r.Method, r.URL.Path, methods)
+		})
+	}
+	handle("/", func(w http.ResponseWriter, r *http.Request) error {
+		return fieldErr(404, "", "no such route: %s %s (the API is under /v1: GET /v1/openapi.json describes it)", r.Method, r.URL.Path)
+	})
+}
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.WriteHeader(code) }
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// writeJSON writes v with the status code.
+func writeJSON(w http.ResponseWriter, code int, v any) error {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	return json.NewEncoder(w).Encode(v)
+}
+
+// ErrorBody is the JSON body of every error: {"error": {"status": 400,
+// "field": "queries", "message": "row 2: ..."}}.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is what an error says: its HTTP status, the field of the
+// request it is about (if one), and a message.
+type ErrorDetail struct {
+	Status  int    `json:"status"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// writeError answers err: a FieldError with its status, a body too
+// large with 413, a timeout with 408, a memory closed meanwhile with 409,
+// anything else with 500.
+func writeError(w http.ResponseWriter, err error) {
+	d := ErrorDetail{Status: 500, Message: err.Error()}
+	var fe *FieldError
+	var mb *http.MaxBytesError
+	switch {
+	case errors.As(err, &fe):
+		d = ErrorDetail{Status: fe.Status, Field: fe.Field, Message: fe.Msg}
+	case errors.As(err, &mb):
+		d = ErrorDetail{Status: 413, Message: fmt.Sprintf("the body is larger than this server's limit of %d bytes", mb.Limit)}
+	case errors.Is(err, context.DeadlineExceeded):
+		d = ErrorDetail{Status: 408, Message: "the request took longer than this server's limit: " + err.Error()}
+	case errors.Is(err, errClosed):
+		d = ErrorDetail{Status: 409, Message: err.Error()}
+	}
+	writeJSON(w, d.Status, ErrorBody{d})
+}
+
+// memoryOf returns the memory the request names, or a 404 (or 400 for a
+// name that cannot be one).
+func (s *Server) memoryOf(r *http.Request) (*memory, error) {
+	name := r.PathValue("name")
+	if !namePattern.MatchString(name) {
+		return nil, fieldErr(400, "name", "%q is not a memory name (1 to 64 letters, digits, '_', '.' or '-', not starting with '.', '_' or '-')", name)
+	}
+	s.mu.Lock()
+	mem := s.mems[name]
+	s.mu.Unlock()
+	if mem == nil {
+		return nil, fieldErr(404, "name", "no memory %q", name)
+	}
+	return mem, nil
+}
