@@ -115,7 +115,7 @@ func TestBadRequests(t *testing.T) {
 			if st != tc.status {
 				t.Errorf("status %d, want %d: %s", st, tc.status, raw)
 			}
-			if (eb.Error.Status != st || eb.Error.Message == "" || eb.Error.Field != tc.field) {
+			if eb.Error.Status != st || eb.Error.Message == "" || eb.Error.Field != tc.field {
 				t.Errorf("error body %s: want status %d, field %q and a message", raw, st, tc.field)
 			}
 		})

@@ -95,7 +95,7 @@ func TestSameAsDrdamEncode(t *testing.T) {
 			t.Errorf("%v: T differs from drdam encode's by %.3g (relative)", flags, r)
 		}
 		// Probes: stored patterns, half-way between two, and a far point.
-		probes := append(append([]float64(nil), all[:2*d]...), all[5*rows*d:6*rows*d][:d]...)
+		probes := append(append([]float64(nil), all[:2*d]...), all[5*rows*d : 6*rows*d][:d]...)
 		for j := range d {
 			probes = append(probes, (all[j]+all[3*rows*d+j])/2)
 		}
