@@ -13,27 +13,12 @@ import (
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/internal/cli"
+	"github.com/drdam/drdam/serve/api"
 )
 
-// Config is the configuration of a memory as the API gives it: the fields
-// of drdam encode's flags, with their names (a hyphen written as an
-// underscore: no_bias, on_demand) and their defaults, plus D. It is what
-// PUT /v1/memories/{name} takes and GET returns.
-type Config struct {
-	Rep        string  `json:"rep"`
-	D          int     `json:"d"`
-	Beta       float64 `json:"beta"`
-	Similarity string  `json:"similarity"`
-	Basis      string  `json:"basis,omitempty"`
-	Projection string  `json:"projection,omitempty"`
-	Y          int     `json:"y,omitempty"`
-	Seed       uint64  `json:"seed,omitempty"`
-	Generator  int     `json:"generator,omitempty"`
-	NoBias     bool    `json:"no_bias,omitempty"`
-	Eps        float64 `json:"eps,omitempty"`
-	OnDemand   bool    `json:"on_demand,omitempty"`
-	Precision  string  `json:"precision"`
-}
+// Config is the configuration of a memory as the API gives it (see
+// api.Config).
+type Config = api.Config
 
 // configFields are the JSON fields of a configuration, and the encode
 // flag of each (d has none: the patterns give it to drdam encode).

@@ -14,18 +14,11 @@ import (
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/npy"
+	"github.com/drdam/drdam/serve/api"
 )
 
-// MemoryInfo is what GET /v1/memories/{name} returns, and a row of GET
-// /v1/memories.
-type MemoryInfo struct {
-	Name   string `json:"name"`
-	Config Config `json:"config"`
-	Count  int    `json:"count"`  // patterns stored
-	Bytes  int64  `json:"bytes"`  // of the stored state: T, or the patterns
-	Seq    uint64 `json:"seq"`    // writes logged since the memory was created
-	Status string `json:"status"` // "ready"
-}
+// MemoryInfo is what GET /v1/memories/{name} returns (see api.MemoryInfo).
+type MemoryInfo = api.MemoryInfo
 
 func (mem *memory) info() MemoryInfo {
 	mem.mu.RLock()

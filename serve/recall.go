@@ -7,17 +7,11 @@ import (
 	"net/http"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/serve/api"
 )
 
-// RecallResult is what POST /v1/memories/{name}/recall returns: the final
-// states, the steps each query took, its final energy and how its descent
-// ended (converged, max-steps or stalled).
-type RecallResult struct {
-	X       [][]float64 `json:"x"`
-	Steps   []int       `json:"steps"`
-	Energy  []float64   `json:"energy"`
-	Outcome []string    `json:"outcome"`
-}
+// RecallResult is the answer of a recall (see api.RecallResult).
+type RecallResult = api.RecallResult
 
 // recallOptions reads the options of a recall from the rest of its JSON
 // body: step (0.1), max_steps (300), tol (0), box [lo, hi] and mask (one

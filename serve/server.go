@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/serve/api"
 )
 
 // Limits bound what one request may ask, so that no request can exhaust
@@ -313,19 +314,12 @@ func writeJSON(w http.ResponseWriter, code int, v any) error {
 	return json.NewEncoder(w).Encode(v)
 }
 
-// ErrorBody is the JSON body of every error: {"error": {"status": 400,
-// "field": "queries", "message": "row 2: ..."}}.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
-
-// ErrorDetail is what an error says: its HTTP status, the field of the
-// request it is about (if one), and a message.
-type ErrorDetail struct {
-	Status  int    `json:"status"`
-	Field   string `json:"field,omitempty"`
-	Message string `json:"message"`
-}
+// ErrorBody and ErrorDetail are the JSON body of every error (see
+// api.ErrorBody).
+type (
+	ErrorBody   = api.ErrorBody
+	ErrorDetail = api.ErrorDetail
+)
 
 // writeError answers err: a FieldError with its status, a body too
 // large with 413, a timeout with 408, a memory closed meanwhile with 409,
@@ -344,7 +338,7 @@ func writeError(w http.ResponseWriter, err error) {
 	case errors.Is(err, errClosed):
 		d = ErrorDetail{Status: 409, Message: err.Error()}
 	}
-	writeJSON(w, d.Status, ErrorBody{d})
+	writeJSON(w, d.Status, ErrorBody{Error: d})
 }
 
 // memoryOf returns the memory the request names, or a 404 (or 400 for a

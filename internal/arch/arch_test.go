@@ -50,9 +50,12 @@ var floors = map[string][]string{
 	// The command lines that several commands share (drdam's and
 	// drdam-beam's encode flags).
 	"internal/cli": {"dam", "dataio", "features"},
+	// Floor 4: the memory service, and its API's types (for clients).
+	"serve/api": nil,
+	"serve":     {"dam", "npy", "internal/cli", "internal/atomicfile", "serve/api"},
 	// Floor 5: the command may use every floor below it.
 	"cmd/drdam": {"paper", "experiment", "internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
-		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng"},
+		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng", "serve"},
 	// Beside the command: the programs of measurements (BENCHMARKS.md).
 	"scripts/genpatterns": {"npy", "internal/atomicfile", "internal/rng"},
 	"scripts/streamcheck": {"dam", "dataio", "features"},
