@@ -156,29 +156,40 @@ func (mem *memory) apply(r record) error {
 // errClosed is the error of a memory deleted or shut down meanwhile.
 var errClosed = errors.New("the memory was deleted or the server is shutting down")
 
-// write checks, logs durably and applies one record, under the write
-// lock: when it returns nil the record is in the log, synced, and in the
-// model. check runs first, on the model under the lock (so that a
-// removal can be checked against the count), and may refuse the record.
+// write checks, logs and applies one record under the write lock, then
+// syncs the log outside it: when write returns nil the record is in the
+// synced log and in the model. check runs first, on the model under the
+// lock (so that a removal can be checked against the count), and may
+// refuse the record.
+//
+// The sync runs after the lock is released, so that the next writer's
+// append and application (CPU) overlap this one's sync (I/O); the records
+// are in the log in the order they were applied, and a writer answers only
+// once a sync that covers its record has returned. A query may see a
+// write whose sync is still under way: if the machine dies then, that
+// write, never acknowledged, may be lost, as a write in flight may.
 func (mem *memory) write(r record, check func(m dam.Memory) error, every int) error {
 	mem.mu.Lock()
-	defer mem.mu.Unlock()
 	if mem.closed {
+		mem.mu.Unlock()
 		return errClosed
 	}
 	if check != nil {
 		if err := check(mem.m); err != nil {
+			mem.mu.Unlock()
 			return err
 		}
 	}
 	r.seq = mem.seq + 1
 	if err := mem.log.append(r); err != nil {
+		mem.mu.Unlock()
 		return err
 	}
 	if err := mem.apply(r); err != nil {
 		// The model refused what the checks let through (a T that would
 		// overflow): it is unchanged, and so must the log be. Cut the
 		// record off again.
+		defer mem.mu.Unlock()
 		if cerr := mem.log.cutLast(); cerr != nil {
 			return fmt.Errorf("%w; and removing it from the log: %v", err, cerr)
 		}
@@ -187,11 +198,16 @@ func (mem *memory) write(r record, check func(m dam.Memory) error, every int) er
 	mem.seq = r.seq
 	mem.pending++
 	if every > 0 && mem.pending >= every {
-		if err := mem.snapshotLocked(); err != nil {
-			return fmt.Errorf("the write is durable, but the snapshot after it failed: %w", err)
+		err := mem.snapshotLocked() // syncs the model file, and empties the log
+		mem.mu.Unlock()
+		if err != nil {
+			return fmt.Errorf("the snapshot after the write failed: %w", err)
 		}
+		return nil
 	}
-	return nil
+	log := mem.log
+	mem.mu.Unlock()
+	return log.sync()
 }
 
 // snapshotLocked writes a snapshot of every record applied and empties

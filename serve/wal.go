@@ -18,9 +18,9 @@ import (
 //	u64 seq | u8 op | u32 rows | u32 cols | rows·cols float64    (add, remove)
 //	u64 seq | u8 op | the bytes of a model file                  (merge)
 //
-// all little-endian. A record is appended and the file synced before the
-// request that made it is answered, so an acknowledged write is in the log
-// when the process dies. A crash while appending leaves a torn last record:
+// all little-endian. A record is appended, and the file synced, before
+// the request that made it is answered, so an acknowledged write is in
+// the log when the process or the machine dies. A crash while appending leaves a torn last record:
 // reading stops at the first record that is short or fails its checksum,
 // and the file is cut there (repaired), so the next record is appended
 // after the last whole one.
@@ -161,8 +161,7 @@ func readRecord(r io.Reader) (record, int64, error) {
 	return rec, int64(n) + 8, nil
 }
 
-// append writes rec at the end of the log and syncs it: when append
-// returns nil, the record survives a crash.
+// append writes rec at the end of the log; sync makes it durable.
 func (w *wal) append(rec record) error {
 	n := 9
 	if rec.op == opMerge {
@@ -194,10 +193,17 @@ func (w *wal) append(rec record) error {
 		w.f.Seek(w.end, io.SeekStart)
 		return fmt.Errorf("write-ahead log %s: %w", w.path, err)
 	}
+	w.last, w.end = w.end, w.end+int64(len(b))
+	return nil
+}
+
+// sync makes every record appended so far durable. It may run while
+// another record is appended (the records are whole in the file, in
+// order, before their append returns).
+func (w *wal) sync() error {
 	if err := syncFile(w.f); err != nil {
 		return fmt.Errorf("write-ahead log %s: %w", w.path, err)
 	}
-	w.last, w.end = w.end, w.end+int64(len(b))
 	return nil
 }
 
