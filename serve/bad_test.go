@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestBadRequests tries every kind of bad request on a server with a token
@@ -125,5 +126,24 @@ func TestBadRequests(t *testing.T) {
 	json.Unmarshal([]byte(b), &info)
 	if st != 200 || info.Count != 2 || info.Seq != 1 {
 		t.Errorf("after the bad requests: %s; want the 2 patterns of the one write", b)
+	}
+}
+
+// TestTimeout: a recall that runs past the server's time limit is stopped
+// between two steps and answered 408, and the memory is unchanged.
+func TestTimeout(t *testing.T) {
+	_, url := testServer(t, t.TempDir(), Options{Limits: Limits{Timeout: 50 * time.Millisecond}})
+	const d = 64
+	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "y": 20000}, nil)
+	call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": rowsOf(patterns(8, d, 1), d)}, nil)
+	t0 := time.Now()
+	st, b := call(t, "POST", url+"/v1/memories/m/recall", map[string]any{"queries": rowsOf(patterns(8, d, 2), d), "max_steps": 10000}, nil)
+	var eb ErrorBody
+	json.Unmarshal(b, &eb)
+	if st != 408 || eb.Error.Status != 408 {
+		t.Errorf("a long recall: %d %s, want 408", st, b)
+	}
+	if el := time.Since(t0); el > 5*time.Second {
+		t.Errorf("answered after %v: the limit is 50 ms", el)
 	}
 }
