@@ -134,7 +134,11 @@ class Client:
         return "/v1/memories/" + urllib.parse.quote(name, safe="") + rest
 
     def _array(self, x):
-        return _np.asarray(x, dtype=float) if self.numpy else x
+        """x (numbers, or rows of numbers, from JSON) as a numpy array, or
+        as floats (JSON writes 0.0 as 0)."""
+        if self.numpy:
+            return _np.asarray(x, dtype=float)
+        return [[float(v) for v in r] if isinstance(r, list) else float(r) for r in x]
 
     # The API.
 

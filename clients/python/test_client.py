@@ -123,6 +123,10 @@ class Base:
         self.assertIn(r["outcome"][0], ("converged", "max-steps", "stalled"))
         self.assertGreater(r["steps"][0], 0)
         xr = tolist(r["x"])[0]
+        if self.numpy:
+            self.assertIsInstance(r["x"], _np.ndarray)
+        else:
+            self.assertTrue(all(isinstance(v, float) for v in xr), "not floats: %r" % xr)
         self.assertEqual(xr[: D // 2], q[: D // 2], "the clamped half moved")
         self.assertTrue(all(0 <= v <= 1 for v in xr), "outside the box")
         # The final energy is the energy of the final state.
