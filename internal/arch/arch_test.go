@@ -53,6 +53,9 @@ var floors = map[string][]string{
 	// Floor 4: the memory service, and its API's types (for clients).
 	"serve/api": nil,
 	"serve":     {"dam", "npy", "internal/cli", "internal/atomicfile", "serve/api"},
+	// The service's Go client: the API's types and .npy bodies, not the
+	// server (its tests and example start one).
+	"client": {"serve/api", "npy"},
 	// Floor 5: the command may use every floor below it.
 	"cmd/drdam": {"paper", "experiment", "internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
 		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng", "serve"},

@@ -1,0 +1,352 @@
+package client
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/drdam/drdam/npy"
+	"github.com/drdam/drdam/serve/api"
+)
+
+// Client is a client of one drdam server. It is safe for concurrent use.
+type Client struct {
+	base  string
+	token string
+	hc    *http.Client
+}
+
+// Option configures a Client (New).
+type Option func(*Client)
+
+// WithToken makes every request carry "Authorization: Bearer token", as a
+// server started with a token requires.
+func WithToken(token string) Option { return func(c *Client) { c.token = token } }
+
+// WithHTTPClient makes the Client send its requests with hc (its
+// transport, timeout, …) instead of http.DefaultClient.
+func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.hc = hc } }
+
+// New returns a client of the server at baseURL (http://127.0.0.1:7077;
+// a trailing slash is ignored).
+func New(baseURL string, opts ...Option) *Client {
+	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: http.DefaultClient}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.hc == nil {
+		c.hc = http.DefaultClient
+	}
+	return c
+}
+
+// Error is an error status answered by the server: the HTTP status, the
+// field of the request it is about (empty if none: "name", "patterns",
+// "queries", "Authorization", …) and the server's message. It is returned
+// wrapped with the method and the memory's name: use errors.As.
+type Error struct {
+	Status  int
+	Field   string
+	Message string
+}
+
+// Error returns "drdam: 404 Not Found (name): no memory \"x\"".
+func (e *Error) Error() string {
+	s := fmt.Sprintf("drdam: %d %s", e.Status, http.StatusText(e.Status))
+	if e.Field != "" {
+		s += " (" + e.Field + ")"
+	}
+	return s + ": " + e.Message
+}
+
+// maxErrorBody bounds what is read of an error's body.
+const maxErrorBody = 1 << 16
+
+// errorOf builds the Error of a response with an error status from its
+// JSON error body, or, if the body is not one, from the status and the
+// body's first line.
+func errorOf(resp *http.Response) *Error {
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	var eb api.ErrorBody
+	if json.Unmarshal(b, &eb) == nil && eb.Error.Message != "" {
+		e := &Error{Status: eb.Error.Status, Field: eb.Error.Field, Message: eb.Error.Message}
+		if e.Status == 0 {
+			e.Status = resp.StatusCode
+		}
+		return e
+	}
+	msg := strings.TrimSpace(string(b))
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	if msg == "" {
+		msg = "no error body"
+	}
+	return &Error{Status: resp.StatusCode, Message: "not a drdam error body: " + msg}
+}
+
+// request is one call: its method's name and memory (for errors), the
+// HTTP method and path, the body and its type.
+type request struct {
+	op, name     string
+	method, path string
+	body         io.Reader
+	ctype        string
+}
+
+// send sends r and returns the response if its status is below 300; it
+// closes the response otherwise. Errors are wrapped with r.op and r.name.
+func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, r.body)
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	if r.body != nil {
+		req.Header.Set("Content-Type", r.ctype)
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	if resp.StatusCode >= 300 {
+		defer resp.Body.Close()
+		return nil, r.wrap(errorOf(resp))
+	}
+	return resp, nil
+}
+
+// do sends r and decodes the JSON answer into out (if not nil); it
+// returns the status.
+func (c *Client) do(ctx context.Context, r request, out any) (int, error) {
+	resp, err := c.send(ctx, r)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+			return resp.StatusCode, r.wrap(fmt.Errorf("decoding the answer: %w", err))
+		}
+	}
+	io.Copy(io.Discard, resp.Body) // so that the connection is reused
+	return resp.StatusCode, nil
+}
+
+// wrap prefixes err with the method and the memory.
+func (r request) wrap(err error) error {
+	if r.name == "" {
+		return fmt.Errorf("drdam client: %s: %w", r.op, err)
+	}
+	return fmt.Errorf("drdam client: %s %q: %w", r.op, r.name, err)
+}
+
+// jsonRequest is a request with v, marshalled, as its body.
+func jsonRequest(op, name, method, path string, v any) (request, error) {
+	r := request{op: op, name: name, method: method, path: path}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return r, r.wrap(err)
+	}
+	r.body, r.ctype = bytes.NewReader(b), "application/json"
+	return r, nil
+}
+
+// memPath returns the path of memory name, followed by rest.
+func memPath(name, rest string) string {
+	return "/v1/memories/" + url.PathEscape(name) + rest
+}
+
+// Health is the answer of GET /healthz.
+type Health struct {
+	Status   string `json:"status"`   // "ok"
+	Memories int    `json:"memories"` // memories open
+}
+
+// Health asks whether the server is up (GET /healthz, which needs no
+// token).
+func (c *Client) Health(ctx context.Context) (Health, error) {
+	var h Health
+	_, err := c.do(ctx, request{op: "Health", method: "GET", path: "/healthz"}, &h)
+	return h, err
+}
+
+// Create creates the memory name of configuration cfg (PUT
+// /v1/memories/{name}; cfg.D is required, zero fields take drdam
+// encode's defaults). created is false if the memory existed already with
+// the same configuration; with another, the error is a 409.
+func (c *Client) Create(ctx context.Context, name string, cfg api.Config) (info api.MemoryInfo, created bool, err error) {
+	r, err := jsonRequest("Create", name, "PUT", memPath(name, ""), cfg)
+	if err != nil {
+		return info, false, err
+	}
+	st, err := c.do(ctx, r, &info)
+	return info, st == http.StatusCreated, err
+}
+
+// List returns every memory of the server, by name.
+func (c *Client) List(ctx context.Context) ([]api.MemoryInfo, error) {
+	var out struct {
+		Memories []api.MemoryInfo `json:"memories"`
+	}
+	_, err := c.do(ctx, request{op: "List", method: "GET", path: "/v1/memories"}, &out)
+	return out.Memories, err
+}
+
+// Get returns the configuration and count of the memory name.
+func (c *Client) Get(ctx context.Context, name string) (api.MemoryInfo, error) {
+	var info api.MemoryInfo
+	_, err := c.do(ctx, request{op: "Get", name: name, method: "GET", path: memPath(name, "")}, &info)
+	return info, err
+}
+
+// Delete deletes the memory name, its files and all.
+func (c *Client) Delete(ctx context.Context, name string) error {
+	_, err := c.do(ctx, request{op: "Delete", name: name, method: "DELETE", path: memPath(name, "")}, nil)
+	return err
+}
+
+// Add adds the patterns rows (each of D values) to the memory name, as
+// JSON; it returns once they are in the memory's synced log, with the
+// number added and the memory's count.
+func (c *Client) Add(ctx context.Context, name string, rows [][]float64) (api.Written, error) {
+	return c.writeRows(ctx, "Add", name, "/patterns", rows)
+}
+
+// Remove removes the patterns rows from the memory name (a DrDAM
+// subtracts their features; an MrDAM removes stored rows equal to them).
+func (c *Client) Remove(ctx context.Context, name string, rows [][]float64) (api.Written, error) {
+	return c.writeRows(ctx, "Remove", name, "/patterns:remove", rows)
+}
+
+// AddFlat adds the patterns x, row-major rows of d values, as a .npy body:
+// 8 bytes a value, read without parsing text, for large batches. The
+// memory ends the same as after Add of the same rows.
+func (c *Client) AddFlat(ctx context.Context, name string, x []float64, d int) (api.Written, error) {
+	return c.writeFlat(ctx, "AddFlat", name, "/patterns", x, d)
+}
+
+// RemoveFlat removes the patterns x, row-major rows of d values, as a .npy
+// body.
+func (c *Client) RemoveFlat(ctx context.Context, name string, x []float64, d int) (api.Written, error) {
+	return c.writeFlat(ctx, "RemoveFlat", name, "/patterns:remove", x, d)
+}
+
+func (c *Client) writeRows(ctx context.Context, op, name, rest string, rows [][]float64) (api.Written, error) {
+	var w api.Written
+	r, err := jsonRequest(op, name, "POST", memPath(name, rest), api.Patterns{Patterns: rows})
+	if err != nil {
+		return w, err
+	}
+	_, err = c.do(ctx, r, &w)
+	return w, err
+}
+
+func (c *Client) writeFlat(ctx context.Context, op, name, rest string, x []float64, d int) (api.Written, error) {
+	var w api.Written
+	r := request{op: op, name: name, method: "POST", path: memPath(name, rest), ctype: "application/x-npy"}
+	if d <= 0 || len(x)%d != 0 {
+		return w, r.wrap(fmt.Errorf("%d values are not rows of d = %d", len(x), d))
+	}
+	var b bytes.Buffer
+	b.Grow(128 + 8*len(x))
+	if err := npy.Write(&b, []int{len(x) / d, d}, x); err != nil {
+		return w, r.wrap(err)
+	}
+	r.body = &b
+	_, err := c.do(ctx, r, &w)
+	return w, err
+}
+
+// Energy returns the energies of the queries (rows of D values) under the
+// memory name, and their gradients if grad.
+func (c *Client) Energy(ctx context.Context, name string, queries [][]float64, grad bool) (api.EnergyResult, error) {
+	var out api.EnergyResult
+	r, err := jsonRequest("Energy", name, "POST", memPath(name, "/energy"), api.EnergyRequest{Queries: queries, Grad: grad})
+	if err != nil {
+		return out, err
+	}
+	_, err = c.do(ctx, r, &out)
+	return out, err
+}
+
+// Recall descends the energy of the memory name from req.Queries (see
+// api.RecallRequest for the mask, step, max_steps, tol and box) and
+// returns the final states. Cancelling ctx abandons the request, and the
+// server stops the descent at its next step.
+func (c *Client) Recall(ctx context.Context, name string, req api.RecallRequest) (api.RecallResult, error) {
+	var out api.RecallResult
+	r, err := jsonRequest("Recall", name, "POST", memPath(name, "/recall"), req)
+	if err != nil {
+		return out, err
+	}
+	_, err = c.do(ctx, r, &out)
+	return out, err
+}
+
+// Snapshot makes the server write a snapshot of the memory name now (a
+// model file on the server's disk, and its log emptied) and returns its
+// path and count.
+func (c *Client) Snapshot(ctx context.Context, name string) (api.Snapshot, error) {
+	var out api.Snapshot
+	_, err := c.do(ctx, request{op: "Snapshot", name: name, method: "POST", path: memPath(name, "/snapshot")}, &out)
+	return out, err
+}
+
+// Download writes the model file of the memory name, as of now, to w: a
+// file that drdam info, recall and dam.Read open.
+func (c *Client) Download(ctx context.Context, name string, w io.Writer) error {
+	r := request{op: "Download", name: name, method: "GET", path: memPath(name, "/snapshot")}
+	resp, err := c.send(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if _, err := io.Copy(w, resp.Body); err != nil {
+		return r.wrap(err)
+	}
+	return nil
+}
+
+// Merge adds the memories of a model file (read from model: a Download,
+// or drdam encode's output) to the memory name, whose configuration it
+// must have (409 otherwise).
+func (c *Client) Merge(ctx context.Context, name string, model io.Reader) (api.Written, error) {
+	var w api.Written
+	r := request{op: "Merge", name: name, method: "PUT", path: memPath(name, "/merge"), body: model, ctype: "application/octet-stream"}
+	_, err := c.do(ctx, r, &w)
+	return w, err
+}
+
+// Metrics returns the server's Prometheus metrics, in the text format.
+func (c *Client) Metrics(ctx context.Context) (string, error) {
+	r := request{op: "Metrics", method: "GET", path: "/metrics"}
+	resp, err := c.send(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return "", r.wrap(err)
+	}
+	return string(b), nil
+}
+
+// IsNotFound reports whether err is a 404 answered by the server: no such
+// memory.
+func IsNotFound(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == http.StatusNotFound
+}

@@ -1,0 +1,269 @@
+"""A client of drdam serve, drdam's memory service: named Dense Associative
+Memories (DrDAM or MrDAM) under an HTTP/JSON API at /v1.
+
+One file of Python's standard library (urllib, json). If numpy is
+importable, patterns and queries may be numpy arrays (sent as .npy bodies
+where the API takes them) and energies, gradients and recalled states come
+back as numpy arrays; without numpy (or with Client(..., numpy=False)) they
+are lists.
+
+    from drdam_client import Client, DrdamError
+
+    c = Client("http://127.0.0.1:7077", token=None)
+    c.create("digits", d=4, beta=30, y=20000, projection="structured")
+    c.add("digits", [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]])
+    r = c.recall("digits", [[0.5, 0, 0, 0]], mask=[True, True, False, False])
+    r["x"]  # the recalled states
+
+An error status answered by the server raises DrdamError(status, field,
+message); a server that cannot be reached raises urllib's URLError (an
+OSError), as urllib does.
+"""
+
+import array
+import json
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+
+try:
+    import numpy as _np
+except ImportError:  # the client works without numpy
+    _np = None
+
+__all__ = ["Client", "DrdamError", "npy_bytes"]
+
+
+class DrdamError(Exception):
+    """An error status answered by the server: the HTTP status, the field
+    of the request it is about (None if none: "name", "patterns",
+    "queries", "Authorization", ...) and the server's message."""
+
+    def __init__(self, status, field, message):
+        super().__init__(status, field, message)
+        self.status = status
+        self.field = field
+        self.message = message
+
+    def __str__(self):
+        s = "drdam: %d" % self.status
+        if self.field:
+            s += " (%s)" % self.field
+        return s + ": " + self.message
+
+
+def _is_array(x):
+    return _np is not None and isinstance(x, _np.ndarray)
+
+
+def _rows(x):
+    """x as a list of rows of floats (a numpy array, a list of rows, or
+    one row)."""
+    if _is_array(x):
+        x = x.tolist()
+    x = list(x)
+    if x and not isinstance(x[0], (list, tuple)) and not _is_array(x[0]):
+        x = [x]  # one row
+    return [[float(v) for v in row] for row in x]
+
+
+def npy_bytes(x):
+    """Return the .npy file (little-endian float64, C order, 2-D) of x, a
+    numpy array or a list of rows; numpy is not needed."""
+    if _is_array(x):
+        a = _np.ascontiguousarray(x, dtype="<f8")
+        if a.ndim == 1:
+            a = a.reshape(1, -1)
+        shape, data = a.shape, a.tobytes()
+    else:
+        rows = _rows(x)
+        d = len(rows[0]) if rows else 0
+        if any(len(r) != d for r in rows):
+            raise ValueError("rows of different lengths")
+        flat = array.array("d", (v for r in rows for v in r))
+        if sys.byteorder == "big":
+            flat.byteswap()
+        shape, data = (len(rows), d), flat.tobytes()
+    header = "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }" % tuple(shape)
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = (header + " " * (pad % 64) + "\n").encode("latin1")
+    return b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + data
+
+
+class Client:
+    """A client of the drdam server at base_url ("http://127.0.0.1:7077"),
+    with its bearer token if it has one, and a timeout in seconds for each
+    request. numpy: None uses numpy arrays if numpy is importable, False
+    never, True always (ImportError without numpy)."""
+
+    def __init__(self, base_url, token=None, timeout=60, numpy=None):
+        self.base_url = base_url.rstrip("/")
+        self.token = token
+        self.timeout = timeout
+        if numpy and _np is None:
+            raise ImportError("numpy=True, but numpy is not installed")
+        self.numpy = _np is not None if numpy is None else bool(numpy)
+
+    # The transport.
+
+    def _request(self, method, path, body=None, ctype=None, raw=False):
+        """Send a request and return its status and its answer (decoded
+        JSON, or the bytes if raw). body: bytes, or an object sent as
+        JSON."""
+        headers = {"Accept": "application/json"}
+        if body is not None and not isinstance(body, (bytes, bytearray)):
+            body = json.dumps(body, allow_nan=False).encode()
+            ctype = "application/json"
+        if body is not None:
+            headers["Content-Type"] = ctype or "application/octet-stream"
+        if self.token:
+            headers["Authorization"] = "Bearer " + self.token
+        req = urllib.request.Request(self.base_url + path, data=body, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                data = resp.read()
+                status = resp.status
+        except urllib.error.HTTPError as e:
+            raise _error_of(e) from None
+        if raw:
+            return status, data
+        return status, json.loads(data.decode("utf-8"))
+
+    def _path(self, name, rest=""):
+        return "/v1/memories/" + urllib.parse.quote(name, safe="") + rest
+
+    def _array(self, x):
+        """x (numbers, or rows of numbers, from JSON) as a numpy array, or
+        as floats (JSON writes 0.0 as 0)."""
+        if self.numpy:
+            return _np.asarray(x, dtype=float)
+        return [[float(v) for v in r] if isinstance(r, list) else float(r) for r in x]
+
+    # The API.
+
+    def health(self):
+        """GET /healthz (no token needed): {"status": "ok", "memories": n}."""
+        return self._request("GET", "/healthz")[1]
+
+    def create(self, name, config=None, **fields):
+        """Create the memory name from a configuration: a dict and/or
+        keyword fields, drdam encode's flags (d required; beta, y,
+        projection, seed, basis, similarity, rep, ...). Return (info,
+        created); created is False if it existed alike (a different
+        configuration raises a 409)."""
+        cfg = dict(config or {})
+        cfg.update(fields)
+        status, info = self._request("PUT", self._path(name), cfg)
+        return info, status == 201
+
+    def list(self):
+        """Every memory: a list of dicts (name, config, count, bytes, seq,
+        status)."""
+        return self._request("GET", "/v1/memories")[1]["memories"]
+
+    def get(self, name):
+        """The configuration and count of the memory name."""
+        return self._request("GET", self._path(name))[1]
+
+    def delete(self, name):
+        """Delete the memory name, files and all."""
+        self._request("DELETE", self._path(name))
+
+    def _write(self, name, rest, patterns, npy):
+        if npy is None:
+            npy = _is_array(patterns)
+        if npy:
+            return self._request("POST", self._path(name, rest), npy_bytes(patterns), "application/x-npy")[1]
+        return self._request("POST", self._path(name, rest), {"patterns": _rows(patterns)})[1]
+
+    def add(self, name, patterns, npy=None):
+        """Add patterns (rows of D values: a numpy array or lists) to the
+        memory name; return {"added": n, "count": k} once they are in the
+        server's synced log. A numpy array is sent as a .npy body, lists as
+        JSON (npy=True sends them as .npy too)."""
+        return self._write(name, "/patterns", patterns, npy)
+
+    def remove(self, name, patterns, npy=None):
+        """Remove patterns from the memory name: {"removed": n, "count": k}."""
+        return self._write(name, "/patterns:remove", patterns, npy)
+
+    def energy(self, name, queries, grad=False):
+        """The energies of the queries (rows of D values) under the memory
+        name: {"energy": [...]}, with "grad" (a row per query) if grad;
+        numpy arrays if numpy is in use."""
+        body = {"queries": _rows(queries)}
+        if grad:
+            body["grad"] = True
+        out = self._request("POST", self._path(name, "/energy"), body)[1]
+        out["energy"] = self._array(out["energy"])
+        if "grad" in out:
+            out["grad"] = self._array(out["grad"])
+        return out
+
+    def recall(self, name, queries, mask=None, step=None, max_steps=None, tol=None, box=None):
+        """Descend the energy of the memory name from the queries. mask: D
+        booleans for every query, or a row per query (True: clamped);
+        step (0.1), max_steps (300), tol (0), box (lo, hi). Return {"x":
+        final states, "steps": [...], "energy": [...], "outcome":
+        ["converged" | "max-steps" | "stalled", ...]}."""
+        body = {"queries": _rows(queries)}
+        if mask is not None:
+            m = mask.tolist() if _is_array(mask) else mask
+            body["mask"] = [[bool(v) for v in r] for r in m] if m and isinstance(m[0], (list, tuple)) else [bool(v) for v in m]
+        for key, v in (("step", step), ("max_steps", max_steps), ("tol", tol)):
+            if v is not None:
+                body[key] = v
+        if box is not None:
+            body["box"] = [float(box[0]), float(box[1])]
+        out = self._request("POST", self._path(name, "/recall"), body)[1]
+        out["x"] = self._array(out["x"])
+        out["energy"] = self._array(out["energy"])
+        return out
+
+    def snapshot(self, name):
+        """Make the server write a snapshot of the memory name now:
+        {"file": its path on the server, "count": n}."""
+        return self._request("POST", self._path(name, "/snapshot"))[1]
+
+    def download(self, name, file=None):
+        """The model file of the memory name, as of now: its bytes, or
+        written to file (a path or a binary file object) if given."""
+        data = self._request("GET", self._path(name, "/snapshot"), raw=True)[1]
+        if file is None:
+            return data
+        if hasattr(file, "write"):
+            file.write(data)
+        else:
+            with open(file, "wb") as f:
+                f.write(data)
+        return None
+
+    def merge(self, name, model):
+        """Add a model file of the same configuration (bytes, a binary file
+        object or a path) to the memory name: {"merged": n, "count": k}."""
+        if hasattr(model, "read"):
+            model = model.read()
+        elif not isinstance(model, (bytes, bytearray)):
+            with open(model, "rb") as f:
+                model = f.read()
+        return self._request("PUT", self._path(name, "/merge"), bytes(model), "application/octet-stream")[1]
+
+    def metrics(self):
+        """The server's Prometheus metrics, as text."""
+        return self._request("GET", "/metrics", raw=True)[1].decode("utf-8")
+
+
+def _error_of(e):
+    """The DrdamError of an HTTPError: from the JSON error body, or from the
+    status and the body's first line."""
+    try:
+        body = e.read()
+    except Exception:  # noqa: BLE001 - a broken body still has a status
+        body = b""
+    try:
+        d = json.loads(body.decode("utf-8"))["error"]
+        return DrdamError(int(d.get("status") or e.code), d.get("field") or None, d["message"])
+    except (ValueError, KeyError, TypeError, AttributeError):
+        line = body.decode("utf-8", "replace").strip().split("\n")[0][:200]
+        return DrdamError(e.code, None, "not a drdam error body: " + (line or str(e.reason)))
