@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/drdam/drdam/dam"
@@ -81,26 +82,13 @@ func New(opt Options) (*Server, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("serve: no data folder")
 	}
-	l := &opt.Limits
-	d := DefaultLimits
-	if l.MaxBody <= 0 {
-		l.MaxBody = d.MaxBody
-	}
-	if l.MaxBatch <= 0 {
-		l.MaxBatch = d.MaxBatch
-	}
-	if l.MaxD <= 0 {
-		l.MaxD = d.MaxD
-	}
-	if l.MaxY <= 0 {
-		l.MaxY = d.MaxY
-	}
-	if l.MaxSteps <= 0 {
-		l.MaxSteps = d.MaxSteps
-	}
-	if l.Timeout <= 0 {
-		l.Timeout = d.Timeout
-	}
+	l, d := &opt.Limits, DefaultLimits
+	orDefault(&l.MaxBody, d.MaxBody)
+	orDefault(&l.MaxBatch, d.MaxBatch)
+	orDefault(&l.MaxD, d.MaxD)
+	orDefault(&l.MaxY, d.MaxY)
+	orDefault(&l.MaxSteps, d.MaxSteps)
+	orDefault(&l.Timeout, d.Timeout)
 	if opt.SnapshotEvery <= 0 {
 		opt.SnapshotEvery = 1000
 	}
@@ -134,6 +122,13 @@ func New(opt Options) (*Server, error) {
 	s.metrics()
 	s.routes()
 	return s, nil
+}
+
+// orDefault sets *v to def if it is not positive.
+func orDefault[T int | int64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 // Close writes a snapshot of every memory and closes its log. Requests
@@ -177,7 +172,7 @@ func (s *Server) metrics() {
 	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "drdam_request_seconds", Help: "Time to answer a request, by route.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 18)}, []string{"route"})
 	s.reg.MustRegister(s.reqs, s.latency, memCollector{s},
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
 var (

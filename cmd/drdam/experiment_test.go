@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"math"
 	"os"
 	"path/filepath"
@@ -22,15 +21,7 @@ func TestExperimentProjections(t *testing.T) {
 	if !strings.Contains(stdout, "## Rows above 1.2× the gaussian errors") || !strings.Contains(stdout, "gaussian (control), D = 16") {
 		t.Errorf("stdout lacks the summary:\n%s", stdout)
 	}
-	f, err := os.Open(filepath.Join(out, "points.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	recs, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := readCSV(t, filepath.Join(out, "points.csv"))
 	if len(recs) != 1+3*2*3 {
 		t.Fatalf("%d rows in points.csv, want 1 + 18", len(recs))
 	}
