@@ -97,19 +97,23 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, 200, map[string]any{"deleted": mem.name})
 }
 
-// jsonBody refuses a body that is not declared JSON (an absent type is
-// taken as JSON).
+// jsonBody refuses a body that is not declared JSON. An absent type, and
+// application/x-www-form-urlencoded (what curl -d declares), are taken as
+// JSON.
 func jsonBody(r *http.Request) error {
 	ct := r.Header.Get("Content-Type")
 	if ct == "" {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(ct)
-	if err != nil || mt != "application/json" {
+	if err != nil || mt != "application/json" && mt != formType {
 		return fieldErr(415, "Content-Type", "want application/json, found %q", ct)
 	}
 	return nil
 }
+
+// formType is what curl -d declares; the body is read as JSON.
+const formType = "application/x-www-form-urlencoded"
 
 // readRows reads the rows of field (patterns, queries) from the request:
 // a JSON body {"field": [[…], …]} or a .npy body (application/x-npy) of a
@@ -142,7 +146,7 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 			return nil, nil, err
 		}
 		return a.Data, nil, nil
-	case "", "application/json":
+	case "", "application/json", formType:
 	default:
 		return nil, nil, fieldErr(415, "Content-Type", "want application/json or application/x-npy, found %q", ct)
 	}

@@ -48,6 +48,7 @@ var commands = map[string]command{
 	"experiment": {"run one of the paper's experiments (drdam experiment --help for the list)", runExperiment},
 	"bench":      {"time one phase as ../shared/peers/bench.py run does", runBench},
 	"reproduce":  {"run every quantitative experiment of the paper and write a report", runReproduce},
+	"images":     {"turn images into patterns (and recall requests) and patterns back into images", runImages},
 	"serve":      {"serve memories over HTTP (an API, durable and concurrent)", runServe},
 	"version":    {"print the version", runVersion},
 }

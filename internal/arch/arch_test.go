@@ -58,7 +58,7 @@ var floors = map[string][]string{
 	"client": {"serve/api", "npy"},
 	// Floor 5: the command may use every floor below it.
 	"cmd/drdam": {"paper", "experiment", "internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
-		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng", "serve"},
+		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng", "serve", "serve/api"},
 	// Beside the command: the programs of measurements (BENCHMARKS.md).
 	"scripts/genpatterns": {"npy", "internal/atomicfile", "internal/rng"},
 	"scripts/streamcheck": {"dam", "dataio", "features"},
