@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -102,7 +101,7 @@ func flagMessage(msg string) string { return cli.FlagMessage(msg) }
 // maxCount bounds every count flag: 2³⁰ (1073741824) is more than any of
 // them can use in memory or time, and a larger value is a typing mistake
 // (--y 1e12 would ask for terabytes).
-const maxCount = 1 << 30
+const maxCount = cli.MaxCount
 
 // countValue is a flag.Value for a count: a whole number in [min, max],
 // written 20000, 2e4 or 20_000.
@@ -149,7 +148,7 @@ func (c *countValue) String() string {
 // Get returns the count (flag.Getter).
 func (c *countValue) Get() any { return *c.p }
 
-func (c *countValue) typeName() string { return "int" }
+func (c *countValue) TypeName() string { return "int" }
 
 // parseCount parses s as a whole number in [min, max]; errors name the
 // flag (as typed) and the value, and say what was wanted.
@@ -161,41 +160,8 @@ func parseCount(name, s string, min, max int) (int, error) {
 	return v, nil
 }
 
-// countOf parses s as a whole number in [min, max], written 20000, 2e4 or
-// 20_000. On failure it returns what was wanted, in words.
-func countOf(s string, min, max int) (int, string) {
-	t := strings.TrimSpace(s)
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, "want a whole number" + rangeText(min, max)
-	}
-	v, ierr := strconv.ParseInt(strings.ReplaceAll(t, "_", ""), 10, 64)
-	switch {
-	case ierr == nil:
-	case errors.Is(ierr, strconv.ErrRange) || math.IsInf(f, 0) || math.Abs(f) >= 1<<62:
-		return 0, "out of range; want a whole number" + rangeText(min, max)
-	case f != math.Trunc(f) || math.IsNaN(f):
-		return 0, "want a whole number" + rangeText(min, max)
-	default:
-		v = int64(f) // 2e4: exact, since |f| < 2⁶²
-	}
-	if v < int64(min) || v > int64(max) {
-		return 0, "out of range; want a whole number" + rangeText(min, max)
-	}
-	return int(v), ""
-}
-
-// rangeText says which whole numbers a count accepts.
-func rangeText(min, max int) string {
-	switch {
-	case max >= math.MaxInt32 && min == 0:
-		return " ≥ 0"
-	case max >= math.MaxInt32:
-		return fmt.Sprintf(" ≥ %d", min)
-	default:
-		return fmt.Sprintf(" from %d to %d", min, max)
-	}
-}
+// countOf parses s as a whole number in [min, max] (cli.CountOf).
+func countOf(s string, min, max int) (int, string) { return cli.CountOf(s, min, max) }
 
 // numberValue is a flag.Value for a finite real number in a range.
 type numberValue struct {
@@ -242,7 +208,7 @@ func (n *numberValue) String() string {
 // Get returns the number (flag.Getter).
 func (n *numberValue) Get() any { return *n.p }
 
-func (n *numberValue) typeName() string { return "float" }
+func (n *numberValue) TypeName() string { return "float" }
 
 // parseNumber parses s as a finite number that ok accepts; errors name
 // the flag (as typed) and the value.
@@ -254,17 +220,9 @@ func parseNumber(name, s string, ok func(float64) bool, want string) (float64, e
 	return v, nil
 }
 
-// numberOf parses s as a finite number that ok accepts (want says which,
-// e.g. "> 0"). On failure it returns what was wanted, in words.
+// numberOf parses s as a finite number that ok accepts (cli.NumberOf).
 func numberOf(s string, ok func(float64) bool, want string) (float64, string) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if want != "" {
-		want = " " + want
-	}
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || (ok != nil && !ok(v)) {
-		return 0, "want a number" + want
-	}
-	return v, ""
+	return cli.NumberOf(s, ok, want)
 }
 
 // parseList splits a comma-separated list flag and parses each element
@@ -316,18 +274,14 @@ type seedValue struct {
 	inner flag.Value // the flag package's uint64 value, which holds it
 }
 
-// Set parses a seed, also in the forms 1e6 and 1_000.
+// Set parses a seed, also in the forms 1e6 and 1_000 (cli.SeedOf).
 func (s *seedValue) Set(v string) error {
-	t := strings.ReplaceAll(strings.TrimSpace(v), "_", "")
-	if _, err := strconv.ParseUint(t, 10, 64); err != nil {
-		f, ferr := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if ferr != nil || f < 0 || f != math.Trunc(f) || f >= 1<<53 {
-			s.f.setErr = usagef("--%s %q: want a whole number from 0 to %d", s.name, v, uint64(math.MaxUint64))
-			return s.f.setErr
-		}
-		t = strconv.FormatUint(uint64(f), 10)
+	x, want := cli.SeedOf(v)
+	if want != "" {
+		s.f.setErr = usagef("--%s %q: %s", s.name, v, want)
+		return s.f.setErr
 	}
-	return s.inner.Set(t)
+	return s.inner.Set(strconv.FormatUint(x, 10))
 }
 
 // String returns the seed in decimal.
@@ -336,7 +290,7 @@ func (s *seedValue) String() string { return s.inner.String() }
 // Get returns the seed (flag.Getter).
 func (s *seedValue) Get() any { return s.inner.(flag.Getter).Get() }
 
-func (s *seedValue) typeName() string { return "uint" }
+func (s *seedValue) TypeName() string { return "uint" }
 
 // wrapped is the flag package's Int or Float64 value, parsed as Count or
 // Number parse (Set passes it the canonical form). Every Int flag of drdam
@@ -377,7 +331,7 @@ func (w *wrapped) String() string { return w.inner.String() }
 // Get returns the inner value (flag.Getter).
 func (w *wrapped) Get() any { return w.inner.(flag.Getter).Get() }
 
-func (w *wrapped) typeName() string {
+func (w *wrapped) TypeName() string {
 	if w.float {
 		return "float"
 	}
@@ -389,8 +343,8 @@ func (w *wrapped) typeName() string {
 // Number do, so that every command accepts the same forms.
 func (f *flags) wrapNumber(fl *flag.Flag) {
 	g, ok := fl.Value.(flag.Getter)
-	if !ok {
-		return
+	if _, forms := fl.Value.(interface{ TypeName() string }); !ok || forms {
+		return // not a number, or one that reads these forms already
 	}
 	switch g.Get().(type) {
 	case int:
@@ -412,8 +366,8 @@ func (f *flags) printUsage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: drdam %s [flags]%s\n\n%s\n\nFlags:\n", f.name, f.argsUsage, strings.TrimSpace(f.help))
 	f.VisitAll(func(fl *flag.Flag) {
 		typ, usage := flag.UnquoteUsage(fl)
-		if t, ok := fl.Value.(interface{ typeName() string }); ok && !strings.Contains(fl.Usage, "`") {
-			typ = t.typeName()
+		if t, ok := fl.Value.(interface{ TypeName() string }); ok && !strings.Contains(fl.Usage, "`") {
+			typ = t.TypeName()
 		}
 		req := ""
 		for _, r := range f.required {

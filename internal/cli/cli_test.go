@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math"
 	"strings"
 	"testing"
 
@@ -117,6 +118,42 @@ func TestFlagMessage(t *testing.T) {
 	} {
 		if got := FlagMessage(in); got != want {
 			t.Errorf("FlagMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestNumberForms: the encode flags take whole numbers as 20000, 2e4 or
+// 20_000 and seeds up to 2⁶⁴−1, on any flag set (drdam-beam's too), and
+// refuse other forms with what they want, which FlagMessage puts after
+// the flag and the value.
+func TestNumberForms(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		y    int
+		seed uint64
+		beta float64
+		err  string
+	}{
+		{[]string{"--y", "2e4", "--seed", "1_000", "--beta", "3.5"}, 20000, 1000, 3.5, ""},
+		{[]string{"--y", "20_000", "--seed", "18446744073709551615"}, 20000, math.MaxUint64, 10, ""},
+		{[]string{"--y", "2.5"}, 0, 0, 0, `--y "2.5": want a whole number from 0 to 1073741824`},
+		{[]string{"--y", "1e12"}, 0, 0, 0, `--y "1e12": out of range`},
+		{[]string{"--seed", "-1"}, 0, 0, 0, `--seed "-1": want a whole number from 0 to 18446744073709551615`},
+		{[]string{"--beta", "NaN"}, 0, 0, 0, `--beta "NaN": want a number`},
+	} {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		e := EncodeFlags(fs)
+		err := fs.Parse(tc.args)
+		if tc.err != "" {
+			if err == nil || !strings.HasPrefix(FlagMessage(err.Error()), tc.err) {
+				t.Errorf("%v: error %v, want %q", tc.args, err, tc.err)
+			}
+			continue
+		}
+		c, cerr := e.Config()
+		if err != nil || cerr != nil || c.Y != tc.y || c.Seed != tc.seed || c.Beta != tc.beta {
+			t.Errorf("%v: %v %v, Y %d seed %d β %v", tc.args, err, cerr, c.Y, c.Seed, c.Beta)
 		}
 	}
 }
