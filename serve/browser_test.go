@@ -98,7 +98,7 @@ func rmseLevels(a, b []float64, from, to int) float64 {
 // TestBrowser drives the web page in headless Chromium: the memory list
 // shows, a stored image is picked, its bottom half occluded, and the
 // completion by a DrDAM and an MrDAM of the same images streams in; the
-// test holds both at step 60 (the page's pauseAt hook) for a screenshot
+// test holds both at step 12 (the page's pauseAt hook) for a screenshot
 // mid-descent, then lets them finish. It asserts that the DrDAM's energy
 // fell and that its RMSE on the occluded half is below half that of the
 // nearest other stored image there (a completion closer to the original
@@ -190,10 +190,10 @@ func TestBrowser(t *testing.T) {
 		chromedp.Value("#cmp", &cmp),
 		chromedp.Click(`#thumbs canvas[data-i="`+strconv.Itoa(pick)+`"]`),
 		chromedp.SetValue("#maxsteps", "200"),
-		chromedp.Evaluate(`drdam.pauseAt(30)`, nil),
+		chromedp.Evaluate(`drdam.pauseAt(12)`, nil),
 		shoot("page.png"),
 		chromedp.Click("#go"),
-		poll(`document.getElementById("a-stat").dataset.step === "30" && document.getElementById("b-stat").dataset.step === "30"`),
+		poll(`document.getElementById("a-stat").dataset.step === "12" && document.getElementById("b-stat").dataset.step === "12"`),
 		shoot("completion-mid.png"),
 	)
 	if err != nil {

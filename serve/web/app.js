@@ -290,13 +290,19 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
+  // fmtE writes an energy tick with the digits its span needs.
+  function fmtE(e, span) {
+    const digits = Math.max(0, -Math.floor(Math.log10(span / 4)) + 1);
+    if (Math.abs(e) < 0.5 * 10 ** -digits) return "0";
+    return digits > 6 ? e.toExponential(2) : e.toFixed(digits);
+  }
   let plotQueued = false;
   function plot() {
     if (plotQueued) return;
     plotQueued = true;
     requestAnimationFrame(() => {
       plotQueued = false;
-      const W = 720, H = 220, L = 70, R = 12, T = 12, B = 30, el = $("plot");
+      const W = 720, H = 220, L = 64, R = 12, T = 12, B = 30, el = $("plot");
       const all = [...st.series.a, ...st.series.b];
       const kids = [];
       if (all.length) {
@@ -305,11 +311,18 @@
         const sx = (t) => L + t / Math.max(1, st.maxSteps) * (W - L - R), sy = (e) => T + (hi - e) / (hi - lo) * (H - T - B);
         for (let i = 0; i <= 4; i++) {
           const e = lo + (hi - lo) * i / 4, y = sy(e);
-          kids.push(svg("line", { x1: L, x2: W - R, y1: y, y2: y, class: "grid" }), svg("text", { x: L - 6, y: y + 4, "text-anchor": "end" }, e.toPrecision(4)));
+          kids.push(svg("line", { x1: L, x2: W - R, y1: y, y2: y, class: "grid" }), svg("text", { x: L - 6, y: y + 4, "text-anchor": "end" }, fmtE(e, hi - lo)));
         }
         for (let i = 0; i <= 5; i++) {
           const t = Math.round(st.maxSteps * i / 5);
           kids.push(svg("text", { x: sx(t), y: H - 10, "text-anchor": "middle" }, t));
+        }
+        let ly = T + 14;
+        for (const k of ["a", "b"]) {
+          if (!st.series[k].length) continue;
+          kids.push(svg("line", { x1: W - R - 150, x2: W - R - 130, y1: ly - 4, y2: ly - 4, class: "l" + k }),
+            svg("text", { x: W - R - 124, y: ly, class: "legend" }, $(k + "-name").textContent));
+          ly += 16;
         }
         for (const k of ["a", "b"]) {
           if (st.series[k].length) kids.push(svg("polyline", { class: "l" + k, points: st.series[k].map((p) => sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1)).join(" ") }));
@@ -357,7 +370,7 @@
     s.dataset.step = ev.step;
     s.dataset.energy = ev.energy;
     if (done) s.dataset.done = ev.outcome;
-    s.textContent = `step ${ev.step} · E = ${(+ev.energy).toPrecision(6)} · RMSE ${s.dataset.rmse || "–"}` + (done ? ` · ${ev.outcome}` : "");
+    s.textContent = `step ${ev.step}${done ? " · " + ev.outcome : ""}\nE = ${(+ev.energy).toPrecision(5)}\nRMSE ${s.dataset.rmse || "–"} (occluded, 0–255)`;
   }
 
   // stream runs one descent on memory name into panel k.
