@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"math"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -95,6 +97,125 @@ func rmseLevels(a, b []float64, from, to int) float64 {
 	return math.Sqrt(s / float64(to-from))
 }
 
+// browser starts headless Chromium (or skips the test without one) and
+// returns its context, cancelled with the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	chrome := chromePath()
+	if chrome == "" {
+		t.Skip("no Chromium or Chrome on PATH (nor $DRDAM_CHROME): the web page is not tested in a browser; apt-get install chromium")
+	}
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
+		chromedp.WindowSize(1240, 1040), chromedp.Flag("hide-scrollbars", true))
+	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(cancel)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(cancel)
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// poll waits until expr is true in the page.
+func poll(expr string) chromedp.Action {
+	var ok bool
+	return chromedp.Poll(expr, &ok, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second))
+}
+
+// TestBrowserControls drives the rest of the page: behind a token it
+// lists nothing until the token is pasted; an uploaded PNG becomes the
+// original; a box dragged on the query is what is occluded; and the
+// completion streams with the token.
+func TestBrowserControls(t *testing.T) {
+	ctx := browser(t)
+	_, url := testServer(t, t.TempDir(), Options{Token: "s3cret"})
+	auth := []string{"Authorization", "Bearer s3cret"}
+	call(t, "PUT", url+"/v1/memories/tiny", map[string]any{"d": 64, "beta": 40, "y": 4000, "projection": "structured"}, nil, auth...)
+	call(t, "POST", url+"/v1/memories/tiny/patterns", map[string]any{"patterns": rowsOf(patterns(5, 64, 3), 64)}, nil, auth...)
+	// A 40×30 image: its centre square, 30×30, at level 200, and bands
+	// of 0 on the left and right that the page's centre crop cuts off.
+	img := image.NewGray(image.Rect(0, 0, 40, 30))
+	for y := range 30 {
+		for x := 5; x < 35; x++ {
+			img.Set(x, y, color.Gray{Y: 200})
+		}
+	}
+	pngPath := filepath.Join(t.TempDir(), "upload.png")
+	f, err := os.Create(pngPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	png.Encode(f, img)
+	f.Close()
+
+	var note string
+	var rows int
+	var box struct{ X, Y, W, H float64 }
+	if err := chromedp.Run(ctx,
+		chromedp.Navigate(url+"/"),
+		chromedp.WaitVisible("#token"),
+		poll(`document.getElementById("list-note").textContent.includes("needs a token")`),
+		chromedp.Text("#list-note", &note),
+		chromedp.Evaluate(`document.querySelectorAll("#memories tbody tr").length`, &rows),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if rows != 0 {
+		t.Errorf("without the token the page lists %d memories", rows)
+	}
+	var src, occl string
+	var uploaded []float64
+	var done map[string]string
+	if err := chromedp.Run(ctx,
+		chromedp.SendKeys("#token", "s3cret"),
+		chromedp.Click(`#token-form button`),
+		chromedp.WaitVisible(`#memories tr[data-name="tiny"]`),
+		poll(`drdam.state.cur && drdam.state.cur.name === "tiny" && document.querySelectorAll("#thumbs canvas").length === 5`),
+		chromedp.SetUploadFiles("#upload", []string{pngPath}),
+		poll(`document.getElementById("src").value === "upload"`),
+		chromedp.Value("#src", &src),
+		chromedp.Evaluate(`Array.from(drdam.state.orig, (v) => v * 255 * 8)`, &uploaded),
+		chromedp.Evaluate(`(() => { const r = document.getElementById("c-query").getBoundingClientRect(); return {X: r.left, Y: r.top, W: r.width, H: r.height}; })()`, &box),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// Drag from pixel (2, 1) to pixel (6, 4) of the 8×8 query: 4×3 pixels.
+	at := func(px, py float64) (float64, float64) { return box.X + px*box.W/8, box.Y + py*box.H/8 }
+	x0, y0 := at(2.1, 1.1)
+	x1, y1 := at(5.9, 3.9)
+	if err := chromedp.Run(ctx,
+		chromedp.MouseEvent(input.MouseMoved, x0, y0),
+		chromedp.MouseEvent(input.MousePressed, x0, y0, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.MouseEvent(input.MouseMoved, (x0+x1)/2, (y0+y1)/2, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseMoved, x1, y1, chromedp.ButtonLeft),
+		chromedp.MouseEvent(input.MouseReleased, x1, y1, chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.Evaluate(`Array.from(drdam.state.occl).map((o, p) => o ? (p % 8) + "," + (p / 8 | 0) : "").filter(Boolean).join(" ")`, &occl),
+		chromedp.Click("#go"),
+		poll(`document.getElementById("a-stat").dataset.done !== ""`),
+		chromedp.Evaluate(`({...document.getElementById("a-stat").dataset})`, &done),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if src != "upload" || len(uploaded) != 64 {
+		t.Fatalf("upload: source %q, %d values", src, len(uploaded))
+	}
+	for p, v := range uploaded {
+		if math.Abs(v-200) > 1e-9 {
+			t.Errorf("uploaded pixel %d at level %v, want 200 (the centre square alone)", p, v)
+			break
+		}
+	}
+	if want := "2,1 3,1 4,1 5,1 2,2 3,2 4,2 5,2 2,3 3,3 4,3 5,3"; occl != want {
+		t.Errorf("occluded pixels after the drag: %s, want %s", occl, want)
+	}
+	if done["step"] == "" || done["rmse"] == "" {
+		t.Errorf("the completion with the token did not finish: %v", done)
+	}
+}
+
 // TestBrowser drives the web page in headless Chromium: the memory list
 // shows, a stored image is picked, its bottom half occluded, and the
 // completion by a DrDAM and an MrDAM of the same images streams in; the
@@ -106,13 +227,7 @@ func rmseLevels(a, b []float64, from, to int) float64 {
 // With DRDAM_SCREENSHOTS=1 it writes docs/serve/page.png,
 // completion-mid.png and completion-end.png.
 func TestBrowser(t *testing.T) {
-	chrome := chromePath()
-	if chrome == "" {
-		t.Skip("no Chromium or Chrome on PATH (nor $DRDAM_CHROME): the web page is not tested in a browser; apt-get install chromium")
-	}
-	if testing.Short() {
-		t.Skip("-short: no browser")
-	}
+	ctx := browser(t)
 	t0 := time.Now()
 	_, url := testServer(t, t.TempDir(), Options{})
 	imgs, what := photos28(t)
@@ -149,15 +264,6 @@ func TestBrowser(t *testing.T) {
 	zero := make([]float64, d)
 	t.Logf("%s; on the occluded half, the query (zeros) is %.1f levels from the original, the nearest other image %.1f", what, rmseLevels(zero, orig, d/2, d), nearest)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(chrome), chromedp.NoSandbox,
-		chromedp.WindowSize(1240, 1040), chromedp.Flag("hide-scrollbars", true))
-	actx, cancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
-
 	shots := os.Getenv("DRDAM_SCREENSHOTS") != ""
 	shoot := func(name string) chromedp.Action {
 		return chromedp.ActionFunc(func(ctx context.Context) error {
@@ -170,10 +276,6 @@ func TestBrowser(t *testing.T) {
 			}
 			return os.WriteFile(filepath.Join("..", "docs", "serve", name), b, 0o644)
 		})
-	}
-	poll := func(expr string) chromedp.Action {
-		var ok bool
-		return chromedp.Poll(expr, &ok, chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second))
 	}
 	if shots {
 		if err := os.MkdirAll(filepath.Join("..", "docs", "serve"), 0o755); err != nil {

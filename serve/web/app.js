@@ -261,11 +261,16 @@
     try {
       const bmp = await createImageBitmap(f);
       const { h, c, d } = st.cur, s = Math.min(bmp.width, bmp.height);
+      // The square first, unscaled, so that the scaling filter sees no
+      // pixel outside it; then scaled to H×H.
+      const sq = document.createElement("canvas");
+      sq.width = sq.height = s;
+      sq.getContext("2d").drawImage(bmp, Math.floor((bmp.width - s) / 2), Math.floor((bmp.height - s) / 2), s, s, 0, 0, s, s);
       const cv = document.createElement("canvas");
       cv.width = cv.height = h;
       const ctx = cv.getContext("2d");
       ctx.imageSmoothingQuality = "high";
-      ctx.drawImage(bmp, (bmp.width - s) / 2, (bmp.height - s) / 2, s, s, 0, 0, h, h);
+      ctx.drawImage(sq, 0, 0, h, h);
       const px = ctx.getImageData(0, 0, h, h).data, x = new Array(d), k = 1 / 255 / Math.sqrt(d);
       for (let p = 0; p < h * h; p++) {
         if (c === 1) x[p] = Math.round(0.299 * px[4 * p] + 0.587 * px[4 * p + 1] + 0.114 * px[4 * p + 2]) * k;
