@@ -333,6 +333,7 @@
           if (st.series[k].length) kids.push(svg("polyline", { class: "l" + k, points: st.series[k].map((p) => sx(p[0]).toFixed(1) + "," + sy(p[1]).toFixed(1)).join(" ") }));
         }
       }
+      if (!all.length) kids.push(svg("text", { x: (L + W) / 2, y: H / 2, "text-anchor": "middle", class: "legend" }, "Complete: the energy of each step appears here"));
       kids.push(svg("line", { x1: L, x2: L, y1: T, y2: H - B, class: "axis" }), svg("line", { x1: L, x2: W - R, y1: H - B, y2: H - B, class: "axis" }));
       el.replaceChildren(...kids);
     });
