@@ -18,10 +18,48 @@
 //	POST   /v1/memories/{name}/snapshot         write a snapshot model file now (its path)
 //	GET    /v1/memories/{name}/snapshot         the model file, as of now
 //	PUT    /v1/memories/{name}/merge            add a model file of the same configuration (the body)
+//	POST   /v1/memories/{name}/recall:stream    one query's descent as server-sent events (below)
+//	GET    /v1/memories/{name}/gallery          {"count", "max"}: the patterns kept for the page; ?i=K: {"i", "pattern"}
 //	GET    /healthz, GET /metrics               health, and Prometheus metrics
+//	GET    /                                    the web page (below)
 //
 // Errors are JSON, {"error": {"status": 400, "field": "queries", "message":
 // "row 2, column 5: NaN"}}.
+//
+// # Streamed recall
+//
+// POST …/recall:stream takes the body of …/recall with one query, and
+// "every" (1): it runs the same descent and answers text/event-stream,
+// flushed event by event: "event: step" for each step t = 0, 1, … with
+// {"step": t, "energy": E(xᵗ)} and "x": xᵗ every "every" steps and at the
+// last, then "event: done" with {"x", "steps", "energy", "outcome"} as
+// /recall answers them, or "event: error" with an error body if the
+// descent fails once under way (before, errors are the usual JSON
+// answers). A client that goes away stops the descent.
+//
+// # Gallery
+//
+// A DrDAM keeps no pattern, only T; so that the page can offer a stored
+// image to complete, every memory keeps the first GalleryMax (64)
+// patterns added through …/patterns in gallery.npy in its folder
+// (rewritten atomically after an addition). It is a sample for the page,
+// not the memory: removals and merges leave it as it is.
+//
+// # Web page
+//
+// GET / is a page (server-rendered HTML, a small script and a style sheet
+// embedded in the binary and served under /web/: no build step, nothing
+// from another site) that lists the memories — name, kind, D, image
+// shape, patterns, bytes of state, configuration — and completes images:
+// a memory of D = H·H (gray) or H·H·3 (RGB) holds H×H images, a value x
+// being the level round(x·255·√D); pick a kept image or upload one
+// (centre-cropped and scaled in the browser), occlude the bottom rows or a
+// box dragged on it, and watch the descent of the memory (and of a second
+// memory of the same D, an MrDAM say) streamed from …/recall:stream, its
+// energy step by step and the RMSE of the occluded pixels against the
+// original in levels 0–255. The page and its assets need no token; with a
+// token they show no memory until it is pasted (kept in the tab's
+// sessionStorage, sent as Authorization: Bearer).
 //
 // # Durability
 //
@@ -50,8 +88,8 @@
 //
 // Limits bound bodies, rows per request, D, Y and descent steps (413 and
 // 422 errors naming the field) and the time of a request (408). With a
-// token every request but GET /healthz needs "Authorization: Bearer
-// TOKEN", compared in constant time (401). Names are 1–64 letters,
+// token every request but GET /healthz and the page (GET /, GET /web/…)
+// needs "Authorization: Bearer TOKEN", compared in constant time (401). Names are 1–64 letters,
 // digits, '_', '.' and '-' that do not start with a dot, so no name
 // leaves the folder.
 package serve

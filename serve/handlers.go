@@ -240,6 +240,9 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 	if err := mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.opt.SnapshotEvery); err != nil {
 		return rowError("patterns", err)
 	}
+	if op == opAdd {
+		mem.keep(x)
+	}
 	info := mem.info()
 	key := "added"
 	if op == opRemove {

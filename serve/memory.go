@@ -44,6 +44,8 @@ type memory struct {
 	snap    uint64 // the sequence number of the newest snapshot
 	pending int    // records since that snapshot
 	closed  bool
+
+	gal gallery // the first patterns added, for the web page (gallery.go)
 }
 
 // createMemory makes the folder of a new memory and opens it.

@@ -153,7 +153,7 @@ func (s *Server) Handler() http.Handler { return s.auth(s.mux) }
 func (s *Server) auth(next http.Handler) http.Handler {
 	want := []byte("Bearer " + s.opt.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if s.opt.Token != "" && r.URL.Path != "/healthz" {
+		if s.opt.Token != "" && !public(r) {
 			got := []byte(r.Header.Get("Authorization"))
 			if subtle.ConstantTimeCompare(got, want) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="drdam"`)
@@ -260,6 +260,10 @@ func (s *Server) routes() {
 		{"POST /v1/memories/{name}/snapshot", s.snapshot},
 		{"GET /v1/memories/{name}/snapshot", s.download},
 		{"PUT /v1/memories/{name}/merge", s.merge},
+		{"POST /v1/memories/{name}/recall:stream", s.recallStream}, // web.go, stream.go, gallery.go
+		{"GET /v1/memories/{name}/gallery", s.getGallery},
+		{"GET /{$}", s.page},
+		{"GET /web/{file}", s.asset},
 	}
 	// Each path answers the methods it does not take with a JSON 405
 	// naming those it does, and any other path with a JSON 404.
