@@ -32,7 +32,8 @@ import (
 //     dam.Recall of the same query in process;
 //   - energy: one client, 300 energies of one query;
 //   - mixed: 16 clients, each 12 rounds of an add of 64 and a recall and
-//     an energy, at once.
+//     an energy, at once; and the same mix in process, 16 goroutines on
+//     the library with the server's locking.
 //
 // It reports rates and latencies as metrics; run it with
 //
@@ -187,6 +188,56 @@ func BenchmarkServeLoad(b *testing.B) {
 	}
 	wg.Wait()
 	mixAdds := float64(clients*12*64) / time.Since(t0).Seconds()
+
+	// The same mix in process: 16 goroutines on the library, with the
+	// server's locking (Add under a write lock, each descent step and
+	// each energy under a read lock), no HTTP, no JSON, no log.
+	var rw sync.RWMutex
+	var libMixRecall, libMixEnergy []time.Duration
+	opt := dam.RecallOptions{Step: 0.1, MaxSteps: 100, Clamp: mask}
+	t0 = time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			e := make([]float64, 1)
+			for r := range 12 {
+				rw.Lock()
+				err := ref.Add(patterns(64, d, (c*12+r)%batches+1))
+				rw.Unlock()
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				t := time.Now()
+				ds, err := dam.NewDescent(ref, opt)
+				if err == nil {
+					err = ds.Start(q)
+				}
+				for done := false; err == nil && !done; {
+					rw.RLock()
+					done, err = ds.Step()
+					rw.RUnlock()
+				}
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				tr := time.Since(t)
+				t = time.Now()
+				rw.RLock()
+				err = ref.EnergyGrad(e, nil, q)
+				rw.RUnlock()
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				mu.Lock()
+				libMixRecall, libMixEnergy = append(libMixRecall, tr), append(libMixEnergy, time.Since(t))
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	libMixAdds := float64(clients*12*64) / time.Since(t0).Seconds()
 	b.StopTimer()
 
 	ms := func(v []time.Duration, p float64) float64 {
@@ -207,4 +258,10 @@ func BenchmarkServeLoad(b *testing.B) {
 	b.ReportMetric(ms(mixRecall, 0.99), "mixed-recall-p99-ms")
 	b.ReportMetric(ms(mixEnergy, 0.5), "mixed-energy-p50-ms")
 	b.ReportMetric(ms(mixEnergy, 0.99), "mixed-energy-p99-ms")
+	b.ReportMetric(libMixAdds, "library-mixed-adds/s")
+	b.ReportMetric(ms(libMixRecall, 0.5), "library-mixed-recall-p50-ms")
+	b.ReportMetric(ms(libMixRecall, 0.99), "library-mixed-recall-p99-ms")
+	b.ReportMetric(ms(libMixEnergy, 0.99), "library-mixed-energy-p99-ms")
+	b.ReportMetric(mixAdds/libMixAdds, "mixed-adds-ratio")
+	b.ReportMetric(ms(mixRecall, 0.5)/ms(libMixRecall, 0.5), "mixed-recall-p50-ratio")
 }
