@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/drdam/drdam/dam"
 )
 
 // FuzzHandlers sends any body, with any of the API's content types, to
@@ -70,9 +72,15 @@ func FuzzHandlers(f *testing.F) {
 		}
 		// Keep the memory small: remove what a fuzzed write added.
 		if w.Code == 200 && after.Count > 64 {
+			fresh, err := dam.New(mem.cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mem.wmu.Lock()
 			mem.mu.Lock()
-			mem.m.Reset()
+			mem.m = fresh
 			mem.mu.Unlock()
+			mem.wmu.Unlock()
 		}
 	})
 }

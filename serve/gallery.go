@@ -67,10 +67,7 @@ func (mem *memory) keep(x []float64) {
 	}
 	take := min(GalleryMax-n, len(x)/d)
 	rows := append(g.rows[:n*d:n*d], x[:take*d]...)
-	mem.mu.RLock()
-	closed := mem.closed
-	mem.mu.RUnlock()
-	if closed {
+	if mem.closed.Load() {
 		return
 	}
 	err := atomicfile.Write(mem.galleryPath(), func(w io.Writer) error {

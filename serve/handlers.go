@@ -237,7 +237,7 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 		}
 		return nil
 	}
-	if err := mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.opt.SnapshotEvery); err != nil {
+	if err := mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.opt.SnapshotEvery, s.gate); err != nil {
 		return rowError("patterns", err)
 	}
 	if op == opAdd {
@@ -275,7 +275,7 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fieldErr(400, "body", "not a drdam model file: %v", err)
 	}
-	if err := mem.write(record{op: opMerge, raw: b}, nil, s.opt.SnapshotEvery); err != nil {
+	if err := mem.write(record{op: opMerge, raw: b}, nil, s.opt.SnapshotEvery, s.gate); err != nil {
 		return err
 	}
 	return writeJSON(w, 200, map[string]any{"merged": o.Len(), "count": mem.info().Count})
@@ -303,9 +303,15 @@ func (s *Server) energy(w http.ResponseWriter, r *http.Request) error {
 	if grad {
 		g = make([]float64, b*d)
 	}
-	mem.mu.RLock()
-	err = mem.m.EnergyGrad(e, g, x)
-	mem.mu.RUnlock()
+	m, done := mem.model()
+	if b > gateFree { // a large batch waits for the compute gate; a small one does not
+		s.gate <- struct{}{}
+		err = m.EnergyGrad(e, g, x)
+		<-s.gate
+	} else {
+		err = m.EnergyGrad(e, g, x)
+	}
+	done()
 	if errors.Is(err, dam.ErrEmpty) {
 		return fieldErr(409, "name", "memory %q stores no patterns: there is no energy to evaluate", mem.name)
 	}
@@ -349,9 +355,9 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var b bytes.Buffer
-	mem.mu.RLock()
-	err = dam.Write(&b, mem.m)
-	mem.mu.RUnlock()
+	m, done := mem.model()
+	err = dam.Write(&b, m)
+	done()
 	if err != nil {
 		return err
 	}

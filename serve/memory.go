@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/internal/atomicfile"
@@ -33,17 +34,24 @@ type memory struct {
 	dir  string
 	cfg  dam.Config
 
-	// mu guards m, seq and the log: writers hold it for the record's
-	// append and its application, readers (energy, one descent step) for
-	// one evaluation, so a query never sees a half-applied batch and a
-	// descent lets writers in between its steps.
+	// wmu serializes the writers: the append of a record, its
+	// application and the publication of the model, snapshots and close.
+	wmu sync.Mutex
+	// mu guards m and seq. A DrDAM is copied on write: a writer stores a
+	// batch in a copy of the model (T copied, the projection shared),
+	// outside mu, and publishes it under mu; a published DrDAM is never
+	// changed again, so readers take the pointer and compute without a
+	// lock (a descent on the model of its start). An MrDAM, whose copy
+	// would be all its patterns, is changed in place under mu, and its
+	// readers hold mu for reading for each evaluation (a descent, for
+	// each step). Either way no query sees a half-applied batch.
 	mu      sync.RWMutex
 	m       dam.Memory
-	log     *wal
 	seq     uint64 // the last record applied
+	log     *wal
 	snap    uint64 // the sequence number of the newest snapshot
 	pending int    // records since that snapshot
-	closed  bool
+	closed  atomic.Bool
 
 	gal gallery // the first patterns added, for the web page (gallery.go)
 }
@@ -134,86 +142,136 @@ func (mem *memory) snapshotPath(seq uint64) string {
 	return filepath.Join(mem.dir, fmt.Sprintf("snapshot-%020d.drdam", seq))
 }
 
-// apply applies a record to the model.
-func (mem *memory) apply(r record) error {
+// apply applies a record to the model (when the log is replayed).
+func (mem *memory) apply(r record) error { return mem.applyTo(mem.m, r) }
+
+// applyTo applies a record to m.
+func (mem *memory) applyTo(m dam.Memory, r record) error {
 	switch r.op {
 	case opAdd, opRemove:
 		if r.cols != mem.cfg.D {
 			return fmt.Errorf("patterns of %d values in a memory of D = %d", r.cols, mem.cfg.D)
 		}
 		if r.op == opAdd {
-			return mem.m.Add(r.data)
+			return m.Add(r.data)
 		}
-		return mem.m.Remove(r.data)
+		return m.Remove(r.data)
 	case opMerge:
 		o, err := dam.Read(bytes.NewReader(r.raw), int64(len(r.raw)))
 		if err != nil {
 			return err
 		}
-		return mem.m.Merge(o)
+		return m.Merge(o)
 	}
 	return fmt.Errorf("unknown operation %d", r.op)
+}
+
+// model returns the published model and a function to call when done with
+// it: for a DrDAM, which is never changed once published, nothing is
+// held; for an MrDAM, mu is held for reading until done is called.
+func (mem *memory) model() (m dam.Memory, done func()) {
+	mem.mu.RLock()
+	m = mem.m
+	if _, ok := m.(*dam.DrDAM); ok {
+		mem.mu.RUnlock()
+		return m, func() {}
+	}
+	return m, mem.mu.RUnlock
+}
+
+// copyOnWrite returns the model a write is applied to: a copy of a DrDAM
+// (its T, sharing the projection), or an MrDAM itself.
+func copyOnWrite(m dam.Memory) (dam.Memory, bool, error) {
+	d, ok := m.(*dam.DrDAM)
+	if !ok {
+		return m, false, nil
+	}
+	n, err := d.WithBeta(d.Config().Beta)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := n.SetSum(d.Sum()); err != nil {
+		return nil, false, err
+	}
+	return n, true, nil
 }
 
 // errClosed is the error of a memory deleted or shut down meanwhile.
 var errClosed = errors.New("the memory was deleted or the server is shutting down")
 
-// write checks, logs and applies one record under the write lock, then
-// syncs the log outside it: when write returns nil the record is in the
-// synced log and in the model. check runs first, on the model under the
-// lock (so that a removal can be checked against the count), and may
-// refuse the record.
+// write checks, logs and applies one record, then syncs the log: when
+// write returns nil the record is in the synced log and in the published
+// model. check runs first, on the model (so that a removal can be checked
+// against the count), and may refuse the record. The work of the
+// application passes the server's compute gate (see Server).
 //
-// The sync runs after the lock is released, so that the next writer's
-// append and application (CPU) overlap this one's sync (I/O); the records
-// are in the log in the order they were applied, and a writer answers only
-// once a sync that covers its record has returned. A query may see a
-// write whose sync is still under way: if the machine dies then, that
-// write, never acknowledged, may be lost, as a write in flight may.
-func (mem *memory) write(r record, check func(m dam.Memory) error, every int) error {
-	mem.mu.Lock()
-	if mem.closed {
-		mem.mu.Unlock()
+// The sync runs after wmu is released, so that the next writer's append
+// and application (CPU) overlap this one's sync (I/O); the records are in
+// the log in the order they were applied, and a writer answers only once a
+// sync that covers its record has returned. A query may see a write whose
+// sync is still under way: if the machine dies then, that write, never
+// acknowledged, may be lost, as a write in flight may.
+func (mem *memory) write(r record, check func(m dam.Memory) error, every int, gate chan struct{}) error {
+	mem.wmu.Lock()
+	unlocked := false
+	defer func() {
+		if !unlocked {
+			mem.wmu.Unlock()
+		}
+	}()
+	if mem.closed.Load() {
 		return errClosed
 	}
+	cur := mem.m // only writers change it, and wmu is held
 	if check != nil {
-		if err := check(mem.m); err != nil {
-			mem.mu.Unlock()
+		if err := check(cur); err != nil {
 			return err
 		}
 	}
 	r.seq = mem.seq + 1
 	if err := mem.log.append(r); err != nil {
-		mem.mu.Unlock()
 		return err
 	}
-	if err := mem.apply(r); err != nil {
+	next, copied, err := copyOnWrite(cur)
+	if err == nil {
+		gate <- struct{}{}
+		if copied {
+			err = mem.applyTo(next, r)
+		} else {
+			mem.mu.Lock()
+			err = mem.applyTo(next, r)
+			mem.mu.Unlock()
+		}
+		<-gate
+	}
+	if err != nil {
 		// The model refused what the checks let through (a T that would
-		// overflow): it is unchanged, and so must the log be. Cut the
+		// overflow): it is unchanged (a copy was dropped, an MrDAM's Add
+		// changes nothing when it fails), and so must the log be. Cut the
 		// record off again.
-		defer mem.mu.Unlock()
 		if cerr := mem.log.cutLast(); cerr != nil {
 			return fmt.Errorf("%w; and removing it from the log: %v", err, cerr)
 		}
 		return err
 	}
-	mem.seq = r.seq
+	mem.mu.Lock()
+	mem.m, mem.seq = next, r.seq
+	mem.mu.Unlock()
 	mem.pending++
 	if every > 0 && mem.pending >= every {
-		err := mem.snapshotLocked() // syncs the model file, and empties the log
-		mem.mu.Unlock()
-		if err != nil {
+		if err := mem.snapshotLocked(); err != nil { // syncs the model file, and empties the log
 			return fmt.Errorf("the snapshot after the write failed: %w", err)
 		}
 		return nil
 	}
 	log := mem.log
-	mem.mu.Unlock()
+	unlocked = true
+	mem.wmu.Unlock()
 	return log.sync()
 }
 
 // snapshotLocked writes a snapshot of every record applied and empties
-// the log; mu must be held.
+// the log; wmu must be held.
 func (mem *memory) snapshotLocked() error {
 	if mem.pending == 0 && mem.snap == mem.seq && fileExists(mem.snapshotPath(mem.seq)) {
 		return nil
@@ -235,9 +293,9 @@ func (mem *memory) snapshotLocked() error {
 
 // snapshot writes a snapshot now and returns its path.
 func (mem *memory) snapshot() (string, error) {
-	mem.mu.Lock()
-	defer mem.mu.Unlock()
-	if mem.closed {
+	mem.wmu.Lock()
+	defer mem.wmu.Unlock()
+	if mem.closed.Load() {
 		return "", errClosed
 	}
 	if err := mem.snapshotLocked(); err != nil {
@@ -248,12 +306,12 @@ func (mem *memory) snapshot() (string, error) {
 
 // close snapshots the memory (if keep) and closes its log.
 func (mem *memory) close(keep bool) error {
-	mem.mu.Lock()
-	defer mem.mu.Unlock()
-	if mem.closed {
+	mem.wmu.Lock()
+	defer mem.wmu.Unlock()
+	if mem.closed.Load() {
 		return nil
 	}
-	mem.closed = true
+	mem.closed.Store(true)
 	var err error
 	if keep {
 		err = mem.snapshotLocked()

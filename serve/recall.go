@@ -128,10 +128,17 @@ func (s *Server) recall(w http.ResponseWriter, r *http.Request) error {
 	return writeJSON(w, 200, out)
 }
 
-// descend runs a descent on mem from x, a step at a time under the read
-// lock, calling each (if not nil) after every step with the descent.
+// descend runs a descent on mem from x, calling each (if not nil) after
+// every step with the descent. A DrDAM's descent runs on the model
+// published when it starts, without a lock (writers publish new models
+// meanwhile); an MrDAM's holds the read lock for each step, so writers
+// get in between. Every step passes the compute gate, so that short
+// queries (an energy) are not queued behind the steps of many descents.
 func (s *Server) descend(r *http.Request, mem *memory, x []float64, o dam.RecallOptions, each func(*dam.Descent) error) (*dam.Result, error) {
-	ds, err := dam.NewDescent(mem.m, o)
+	m, done := mem.model()
+	_, published := m.(*dam.DrDAM)
+	done()
+	ds, err := dam.NewDescent(m, o)
 	if err != nil {
 		return nil, fieldErr(422, "", "%v", err)
 	}
@@ -140,16 +147,22 @@ func (s *Server) descend(r *http.Request, mem *memory, x []float64, o dam.Recall
 	}
 	ctx := r.Context()
 	for {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		mem.mu.RLock()
-		if mem.closed {
-			mem.mu.RUnlock()
+		if mem.closed.Load() {
 			return nil, errClosed
 		}
-		done, err := ds.Step()
-		mem.mu.RUnlock()
+		select {
+		case s.gate <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if !published {
+			mem.mu.RLock()
+		}
+		fin, err := ds.Step()
+		if !published {
+			mem.mu.RUnlock()
+		}
+		<-s.gate
 		if errors.Is(err, dam.ErrEmpty) {
 			return nil, fieldErr(409, "name", "memory %q stores no patterns: there is nothing to recall", mem.name)
 		}
@@ -161,7 +174,7 @@ func (s *Server) descend(r *http.Request, mem *memory, x []float64, o dam.Recall
 				return nil, err
 			}
 		}
-		if done {
+		if fin {
 			return ds.Result(), nil
 		}
 	}

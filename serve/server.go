@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -70,7 +71,16 @@ type Server struct {
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
 	mux     *http.ServeMux
+	// gate admits the heavy computations (a descent step, a write's
+	// application, an energy batch of more than gateFree queries): half
+	// as many at a time as there are cores (at least one), each using
+	// every core. A small energy query passes beside them, so that it is
+	// not queued behind the steps of many descents.
+	gate chan struct{}
 }
+
+// gateFree is the largest energy batch that does not wait for the gate.
+const gateFree = 16
 
 // namePattern is what a memory's name may be: it is a folder of Dir, so it
 // can neither be empty, nor start with a dot, nor hold a separator.
@@ -98,7 +108,7 @@ func New(opt Options) (*Server, error) {
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &Server{opt: opt, mems: map[string]*memory{}}
+	s := &Server{opt: opt, mems: map[string]*memory{}, gate: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
 	ents, err := os.ReadDir(opt.Dir)
 	if err != nil {
 		return nil, err
