@@ -79,10 +79,14 @@
 //
 // # Concurrency
 //
-// A memory has a read–write lock. A write holds it for its append and its
-// application; an energy evaluation, and each step of a descent, hold it
-// for reading: queries never see a half-applied batch, and a long
-// descent lets writers in between its steps.
+// Writers are serialized per memory. A DrDAM is copied on write (T copied,
+// the projection shared) and the copy published under a brief lock, so
+// energies and descents compute on a published model without a lock and
+// never see a half-applied batch; an MrDAM is changed in place under a
+// read–write lock that its readers hold per evaluation (per step of a
+// descent), so writers get in between. Heavy work (descent steps, writes,
+// large energy batches) passes a compute gate of half the cores, so that a
+// small energy query is not queued behind many descents.
 //
 // # Limits and security
 //
