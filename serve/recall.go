@@ -99,19 +99,28 @@ func parseMask(v json.RawMessage, b, d int) ([]bool, error) {
 	return out, nil
 }
 
-// recall descends the queries of the body, a step at a time under the
-// read lock, so that writers get in between steps; the request's timeout
-// stops it with 408.
-func (s *Server) recall(w http.ResponseWriter, r *http.Request) error {
+// recallBody reads the memory and the queries of a recall's request, and
+// the rest of its JSON body (the options).
+func (s *Server) recallBody(r *http.Request) (*memory, []float64, map[string]json.RawMessage, error) {
 	mem, err := s.memoryOf(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	x, rest, err := readRows(r, "queries", mem.cfg.D, s.opt.Limits.MaxBatch)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return mem, x, rest, nil
+}
+
+// recall descends the queries of the body (see descend); the request's
+// timeout stops it with 408.
+func (s *Server) recall(w http.ResponseWriter, r *http.Request) error {
+	mem, x, rest, err := s.recallBody(r)
 	if err != nil {
 		return err
 	}
 	d := mem.cfg.D
-	x, rest, err := readRows(r, "queries", d, s.opt.Limits.MaxBatch)
-	if err != nil {
-		return err
-	}
 	o, err := s.recallOptions(rest, len(x)/d, d)
 	if err != nil {
 		return err

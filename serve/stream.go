@@ -16,18 +16,14 @@ import (
 // an "event: step" per step t (api.StepEvent: t, E(xᵗ), and xᵗ every
 // "every" steps and at the last one), then "event: done" (api.DoneEvent),
 // or "event: error" (an ErrorBody) if the descent fails once started.
-// Each event is flushed as it is written; the descent holds the memory's
-// read lock for one step at a time, never while writing.
+// Each event is flushed as it is written; the descent (see descend) holds
+// no lock while an event is written.
 func (s *Server) recallStream(w http.ResponseWriter, r *http.Request) error {
-	mem, err := s.memoryOf(r)
+	mem, x, rest, err := s.recallBody(r)
 	if err != nil {
 		return err
 	}
 	d := mem.cfg.D
-	x, rest, err := readRows(r, "queries", d, s.opt.Limits.MaxBatch)
-	if err != nil {
-		return err
-	}
 	if len(x) != d {
 		return fieldErr(400, "queries", "%d queries: a stream descends one (POST …/recall takes a batch)", len(x)/d)
 	}
