@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"net/http"
+	"runtime"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/serve/api"
@@ -172,6 +173,7 @@ func (s *Server) descend(r *http.Request, mem *memory, x []float64, o dam.Recall
 			mem.mu.RUnlock()
 		}
 		<-s.gate
+		runtime.Gosched() // let a waiting short query run before the next step
 		if errors.Is(err, dam.ErrEmpty) {
 			return nil, fieldErr(409, "name", "memory %q stores no patterns: there is nothing to recall", mem.name)
 		}
