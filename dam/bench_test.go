@@ -101,3 +101,33 @@ func BenchmarkDescentStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAddCallSize stores 256 patterns of D = 784 in a DrDAM of
+// Y = 10⁵ SinCos features (structured) in calls of 8 to 256 rows: the
+// cost of a call beyond its rows (drdam serve's pieces, BENCHMARKS.md
+// "The memory service under load").
+//
+//	go test -run '^$' -bench AddCallSize -benchtime 3x ./dam
+func BenchmarkAddCallSize(b *testing.B) {
+	const d, k = 784, 256
+	x := make([]float64, k*d)
+	for i := range x {
+		x[i] = float64((i*7919)%1000) / 1000 / 28
+	}
+	for _, rows := range []int{8, 16, 32, 64, 256} {
+		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+			m, err := NewDrDAM(Config{D: d, Beta: 60, Y: 100_000, Projection: features.Structured})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				for i := 0; i < k; i += rows {
+					if err := m.Add(x[i*d : (i+rows)*d]); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			b.ReportMetric(float64(k*b.N)/b.Elapsed().Seconds(), "patterns/s")
+		})
+	}
+}
