@@ -228,13 +228,18 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		var sc scratch[T]
 		h := make([]T, xp.NP*c.src.maxRows()*l)
 		sn, cs := make([]T, c.src.maxRows()*l), make([]T, c.src.maxRows()*l)
+		var accBuf []float64
+		if !positive {
+			accBuf = make([]float64, 2*c.src.maxRows())
+		}
 		for blk := b0; blk < b1; blk++ {
 			lo, n := c.src.span(blk)
 			hb := h[:xp.NP*n*l]
 			c.src.forward(hb, xp, blk, &sc)
 			rows := max(0, min(n, y-lo))
 			if !positive {
-				acc := make([]float64, 2*n)
+				acc := accBuf[:2*n]
+				clear(acc)
 				for qp := range xp.NP {
 					hq := hb[qp*n*l : (qp+1)*n*l]
 					if c.bias != nil {
