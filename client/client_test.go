@@ -57,13 +57,7 @@ func patterns(k int, seed int) []float64 {
 }
 
 // rows splits x into rows of d values.
-func rows(x []float64) [][]float64 {
-	out := make([][]float64, len(x)/d)
-	for i := range out {
-		out[i] = x[i*d : (i+1)*d]
-	}
-	return out
-}
+func rows(x []float64) [][]float64 { return api.RowsOf(x, d) }
 
 func flat(r [][]float64) []float64 {
 	var out []float64

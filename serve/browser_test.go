@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/drdam/drdam/serve/api"
 )
 
 // chromePath returns a Chromium or Chrome binary: $DRDAM_CHROME, or the
@@ -134,7 +135,7 @@ func TestBrowserControls(t *testing.T) {
 	_, url := testServer(t, t.TempDir(), Options{Token: "s3cret"})
 	auth := []string{"Authorization", "Bearer s3cret"}
 	call(t, "PUT", url+"/v1/memories/tiny", map[string]any{"d": 64, "beta": 40, "y": 4000, "projection": "structured"}, nil, auth...)
-	call(t, "POST", url+"/v1/memories/tiny/patterns", map[string]any{"patterns": rowsOf(patterns(5, 64, 3), 64)}, nil, auth...)
+	call(t, "POST", url+"/v1/memories/tiny/patterns", map[string]any{"patterns": api.RowsOf(patterns(5, 64, 3), 64)}, nil, auth...)
 	// A 40×30 image: its centre square, 30×30, at level 200, and bands
 	// of 0 on the left and right that the page's centre crop cuts off.
 	img := image.NewGray(image.Rect(0, 0, 40, 30))
@@ -248,12 +249,12 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("create %s: %d %s", c.name, st, b)
 		}
 		if c.name != "vectors" {
-			if st, b := call(t, "POST", url+"/v1/memories/"+c.name+"/patterns", map[string]any{"patterns": rowsOf(imgs, d)}, nil); st != 200 {
+			if st, b := call(t, "POST", url+"/v1/memories/"+c.name+"/patterns", map[string]any{"patterns": api.RowsOf(imgs, d)}, nil); st != 200 {
 				t.Fatalf("add: %d %s", st, b)
 			}
 		}
 	}
-	call(t, "POST", url+"/v1/memories/vectors/patterns", map[string]any{"patterns": rowsOf(patterns(5, 10, 1), 10)}, nil)
+	call(t, "POST", url+"/v1/memories/vectors/patterns", map[string]any{"patterns": api.RowsOf(patterns(5, 10, 1), 10)}, nil)
 	orig := imgs[pick*d : (pick+1)*d]
 	nearest := math.Inf(1)
 	for i := range k {

@@ -146,8 +146,7 @@ func flagToField(status int, err error) error {
 				}
 			}
 		}
-		if name, m, ok := strings.Cut(rest, " "); ok && strings.Contains(m, "only apply to a drdam") {
-			_ = name
+		if strings.Contains(rest, "only apply to a drdam") {
 			return &FieldError{Status: status, Field: "rep", Msg: strings.ReplaceAll(msg, "--", "")}
 		}
 	}

@@ -320,18 +320,9 @@ func (s *Server) energy(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := map[string]any{"energy": e}
 	if grad {
-		out["grad"] = rowsOf(g, d)
+		out["grad"] = api.RowsOf(g, d)
 	}
 	return writeJSON(w, 200, out)
-}
-
-// rowsOf splits x into rows of d values.
-func rowsOf(x []float64, d int) [][]float64 {
-	out := make([][]float64, len(x)/d)
-	for i := range out {
-		out[i] = x[i*d : (i+1)*d]
-	}
-	return out
 }
 
 // snapshot writes a snapshot and says where.

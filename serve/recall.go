@@ -130,7 +130,7 @@ func (s *Server) recall(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := RecallResult{X: rowsOf(res.X, d), Steps: res.Steps, Energy: make([]float64, len(res.Steps)), Outcome: make([]string, len(res.Steps))}
+	out := RecallResult{X: api.RowsOf(res.X, d), Steps: res.Steps, Energy: make([]float64, len(res.Steps)), Outcome: make([]string, len(res.Steps))}
 	for i, tr := range res.Energy {
 		out.Energy[i] = tr[len(tr)-1]
 		out.Outcome[i] = res.Outcome[i].String()

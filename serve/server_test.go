@@ -17,6 +17,7 @@ import (
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/npy"
+	"github.com/drdam/drdam/serve/api"
 )
 
 // testServer starts a server on dir behind an httptest server (loopback
@@ -128,7 +129,7 @@ func TestAPI(t *testing.T) {
 	}
 	x := patterns(40, d, 1)
 	var added struct{ Added, Count int }
-	if st, b := call(t, "POST", url+"/v1/memories/letters/patterns", map[string]any{"patterns": rowsOf(x[:20*d], d)}, &added); st != 200 || added.Added != 20 || added.Count != 20 {
+	if st, b := call(t, "POST", url+"/v1/memories/letters/patterns", map[string]any{"patterns": api.RowsOf(x[:20*d], d)}, &added); st != 200 || added.Added != 20 || added.Count != 20 {
 		t.Fatalf("add JSON: %d %s", st, b)
 	}
 	if st, b := call(t, "POST", url+"/v1/memories/letters/patterns", npyBytes(t, 20, d, x[20*d:]), &added); st != 200 || added.Count != 40 {
@@ -145,7 +146,7 @@ func TestAPI(t *testing.T) {
 		Energy []float64
 		Grad   [][]float64
 	}
-	if st, b := call(t, "POST", url+"/v1/memories/letters/energy", map[string]any{"queries": rowsOf(q, d), "grad": true}, &en); st != 200 {
+	if st, b := call(t, "POST", url+"/v1/memories/letters/energy", map[string]any{"queries": api.RowsOf(q, d), "grad": true}, &en); st != 200 {
 		t.Fatalf("energy: %d %s", st, b)
 	}
 	e, g := make([]float64, 3), make([]float64, 3*d)
@@ -180,7 +181,7 @@ func TestAPI(t *testing.T) {
 		t.Errorf("recall: %v (%d steps, %s), the library's %v (%d, %v)", rec.X[0], rec.Steps[0], rec.Outcome[0], want.X, want.Steps[0], want.Outcome[0])
 	}
 	var rm struct{ Removed, Count int }
-	if st, b := call(t, "POST", url+"/v1/memories/letters/patterns:remove", map[string]any{"patterns": rowsOf(x[:5*d], d)}, &rm); st != 200 || rm.Count != 35 {
+	if st, b := call(t, "POST", url+"/v1/memories/letters/patterns:remove", map[string]any{"patterns": api.RowsOf(x[:5*d], d)}, &rm); st != 200 || rm.Count != 35 {
 		t.Fatalf("remove: %d %s", st, b)
 	}
 	var snap struct {
@@ -233,7 +234,7 @@ func TestRestart(t *testing.T) {
 	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "y": 1000, "projection": "structured"}, nil)
 	x := patterns(30, d, 2)
 	for i := range 3 {
-		if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": rowsOf(x[i*10*d:(i+1)*10*d], d)}, nil); st != 200 {
+		if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": api.RowsOf(x[i*10*d:(i+1)*10*d], d)}, nil); st != 200 {
 			t.Fatalf("add: %d %s", st, b)
 		}
 	}
@@ -264,7 +265,7 @@ func TestRestart(t *testing.T) {
 	}
 	var en struct{ Energy []float64 }
 	q := patterns(4, d, 5)
-	call(t, "POST", url+"/v1/memories/m/energy", map[string]any{"queries": rowsOf(q, d)}, &en)
+	call(t, "POST", url+"/v1/memories/m/energy", map[string]any{"queries": api.RowsOf(q, d)}, &en)
 	e := make([]float64, 4)
 	ref.EnergyGrad(e, nil, q)
 	if relDiff(en.Energy, e) > 1e-12 {
@@ -281,7 +282,7 @@ func TestSnapshotEvery(t *testing.T) {
 		s, url := testServer(t, dir, Options{SnapshotEvery: 2})
 		call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "rep": "mrdam"}, nil)
 		for i := range 5 {
-			call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": rowsOf(patterns(3, d, i), d)}, nil)
+			call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": api.RowsOf(patterns(3, d, i), d)}, nil)
 		}
 		snaps, _ := filepath.Glob(filepath.Join(dir, "m", "snapshot-*.drdam"))
 		if len(snaps) != 1 || !strings.HasSuffix(snaps[0], fmt.Sprintf("%020d.drdam", 4)) {
@@ -310,7 +311,7 @@ func TestConcurrentClients(t *testing.T) {
 	for w := range 8 {
 		wg.Go(func() {
 			for i := range 6 {
-				if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": rowsOf(patterns(per, d, 100*w+i), d)}, nil); st != 200 {
+				if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": api.RowsOf(patterns(per, d, 100*w+i), d)}, nil); st != 200 {
 					t.Errorf("add: %d %s", st, b)
 				}
 			}
@@ -325,7 +326,7 @@ func TestConcurrentClients(t *testing.T) {
 					t.Errorf("a reader saw %d patterns: not a whole number of batches of %d", info.Count, per)
 				}
 				if info.Count > 0 {
-					if st, b := call(t, "POST", url+"/v1/memories/m/recall", map[string]any{"queries": rowsOf(patterns(1, d, 7), d), "max_steps": 20}, nil); st != 200 {
+					if st, b := call(t, "POST", url+"/v1/memories/m/recall", map[string]any{"queries": api.RowsOf(patterns(1, d, 7), d), "max_steps": 20}, nil); st != 200 {
 						t.Errorf("recall: %d %s", st, b)
 					}
 				}
@@ -341,7 +342,7 @@ func TestConcurrentClients(t *testing.T) {
 	}
 	q := patterns(3, d, 11)
 	var en struct{ Energy []float64 }
-	call(t, "POST", url+"/v1/memories/m/energy", map[string]any{"queries": rowsOf(q, d)}, &en)
+	call(t, "POST", url+"/v1/memories/m/energy", map[string]any{"queries": api.RowsOf(q, d)}, &en)
 	e := make([]float64, 3)
 	ref.EnergyGrad(e, nil, q)
 	if relDiff(en.Energy, e) > 1e-9 {

@@ -65,7 +65,7 @@ func TestRecallStream(t *testing.T) {
 	const d = 16
 	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "beta": 30, "y": 4000, "projection": "structured", "seed": 3}, nil)
 	x := patterns(12, d, 4)
-	if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": rowsOf(x, d)}, nil); st != 200 {
+	if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": api.RowsOf(x, d)}, nil); st != 200 {
 		t.Fatalf("add: %d %s", st, b)
 	}
 	q := append([]float64(nil), x[3*d:4*d]...)
@@ -167,7 +167,7 @@ func TestGallery(t *testing.T) {
 		if call(t, "GET", url+"/v1/memories/g/gallery", nil, &g); g.Count != 0 || g.Max != GalleryMax {
 			t.Errorf("empty gallery: %+v", g)
 		}
-		call(t, "POST", url+"/v1/memories/g/patterns", map[string]any{"patterns": rowsOf(x[:40*d], d)}, nil)
+		call(t, "POST", url+"/v1/memories/g/patterns", map[string]any{"patterns": api.RowsOf(x[:40*d], d)}, nil)
 		call(t, "POST", url+"/v1/memories/g/patterns", npyBytes(t, 60, d, x[40*d:]), nil)
 	}()
 	_, url := testServer(t, dir, Options{})

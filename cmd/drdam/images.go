@@ -78,7 +78,7 @@ Example (a memory of the shared photos, completed through the API):
 		q := make([]float64, len(x))
 		imageio.Apply(q, x, vis, 0)
 		box := [2]float64{0, 1 / math.Sqrt(float64(d))}
-		body := api.RecallRequest{Queries: rowsOfD(q, d), Mask: vis, MaxSteps: *steps, Box: &box}
+		body := api.RecallRequest{Queries: api.RowsOf(q, d), Mask: vis, MaxSteps: *steps, Box: &box}
 		b, err := json.Marshal(body)
 		if err != nil {
 			return err
@@ -110,7 +110,7 @@ func writePNGs(e *env, from, dir string, h, w int) error {
 		if err != nil {
 			return err
 		}
-		rows = rowsOfD(m.Data, m.Cols)
+		rows = api.RowsOf(m.Data, m.Cols)
 	}
 	if len(rows) == 0 {
 		return fmt.Errorf("%s: no rows", from)
@@ -130,13 +130,4 @@ func writePNGs(e *env, from, dir string, h, w int) error {
 	}
 	fmt.Fprintf(e.stdout, "wrote %d images to %s\n", len(rows), dir)
 	return nil
-}
-
-// rowsOfD splits x into rows of d values.
-func rowsOfD(x []float64, d int) [][]float64 {
-	out := make([][]float64, len(x)/d)
-	for i := range out {
-		out[i] = x[i*d : (i+1)*d]
-	}
-	return out
 }

@@ -37,6 +37,16 @@ type MemoryInfo struct {
 // Rows is a batch of patterns or queries: rows of D numbers.
 type Rows [][]float64
 
+// RowsOf returns the rows of d values of the row-major x (a view: the
+// rows share x's values).
+func RowsOf(x []float64, d int) Rows {
+	out := make(Rows, len(x)/d)
+	for i := range out {
+		out[i] = x[i*d : (i+1)*d]
+	}
+	return out
+}
+
 // Patterns is the body of POST …/patterns and …/patterns:remove (or a
 // .npy body with Content-Type application/x-npy).
 type Patterns struct {
