@@ -101,7 +101,7 @@ func ShardPaths(pattern string) ([]string, error) {
 		}
 		var paths []string
 		for _, e := range ents {
-			if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") && !strings.HasPrefix(e.Name(), "_") {
+			if !e.IsDir() && IsShard(e.Name(), true) {
 				paths = append(paths, filepath.Join(pattern, e.Name()))
 			}
 		}
@@ -124,7 +124,7 @@ func ShardPaths(pattern string) ([]string, error) {
 	}
 	var paths []string
 	for _, m := range matches {
-		if st, err := os.Stat(m); err == nil && !st.IsDir() && !strings.HasPrefix(filepath.Base(m), ".") {
+		if st, err := os.Stat(m); err == nil && !st.IsDir() && IsShard(filepath.Base(m), false) {
 			paths = append(paths, m)
 		}
 	}
@@ -133,6 +133,14 @@ func ShardPaths(pattern string) ([]string, error) {
 	}
 	slices.Sort(paths)
 	return paths, nil
+}
+
+// IsShard reports whether a file of this base name is a shard of
+// patterns: not one whose name starts with '.', nor, in a folder (inFolder
+// set), one that starts with '_' (such as the _SUCCESS markers of Hadoop
+// and Spark). OpenRows, ShardPaths and the Beam pipeline apply it.
+func IsShard(base string, inFolder bool) bool {
+	return !strings.HasPrefix(base, ".") && (!inFolder || !strings.HasPrefix(base, "_"))
 }
 
 // open opens the file at path and starts reading it.

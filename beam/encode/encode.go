@@ -49,6 +49,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/internal/cli"
 )
 
@@ -150,8 +151,7 @@ func keep(name string, folder bool) bool {
 			return false
 		}
 	}
-	base := name[strings.LastIndex(name, "/")+1:]
-	return !strings.HasPrefix(base, ".") && (!folder || !strings.HasPrefix(base, "_"))
+	return dataio.IsShard(name[strings.LastIndex(name, "/")+1:], folder)
 }
 
 // Check validates o before a pipeline is built and returns the model's
