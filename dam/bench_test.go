@@ -3,6 +3,7 @@ package dam
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/drdam/drdam/features"
 )
@@ -104,8 +105,9 @@ func BenchmarkDescentStep(b *testing.B) {
 
 // BenchmarkAddCallSize stores 256 patterns of D = 784 in a DrDAM of
 // Y = 10⁵ SinCos features (structured) in calls of 8 to 256 rows: the
-// cost of a call beyond its rows (drdam serve's pieces, BENCHMARKS.md
-// "The memory service under load").
+// cost of a call beyond its rows (BENCHMARKS.md, "The memory service under
+// load"); and in calls of 64 and 256 rows in waves of 4 ms (SetWave), as
+// drdam serve adds them.
 //
 //	go test -run '^$' -bench AddCallSize -benchtime 3x ./dam
 func BenchmarkAddCallSize(b *testing.B) {
@@ -114,12 +116,20 @@ func BenchmarkAddCallSize(b *testing.B) {
 	for i := range x {
 		x[i] = float64((i*7919)%1000) / 1000 / 28
 	}
-	for _, rows := range []int{8, 16, 32, 64, 256} {
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
+	for _, c := range []struct {
+		rows int
+		wave time.Duration
+	}{{8, 0}, {16, 0}, {32, 0}, {64, 0}, {256, 0}, {64, 4 * time.Millisecond}, {256, 4 * time.Millisecond}} {
+		rows, name := c.rows, fmt.Sprintf("rows=%d", c.rows)
+		if c.wave > 0 {
+			name += fmt.Sprintf("/wave=%v", c.wave)
+		}
+		b.Run(name, func(b *testing.B) {
 			m, err := NewDrDAM(Config{D: d, Beta: 60, Y: 100_000, Projection: features.Structured})
 			if err != nil {
 				b.Fatal(err)
 			}
+			m.SetWave(c.wave)
 			for b.Loop() {
 				for i := 0; i < k; i += rows {
 					if err := m.Add(x[i*d : (i+rows)*d]); err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"time"
 
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/kern"
@@ -26,6 +27,7 @@ type DrDAM struct {
 	t        []float64
 	logScale float64
 	eng      drEngine
+	wave     time.Duration // see SetWave
 }
 
 // drEngine is the compute state of a DrDAM in one precision.
@@ -165,10 +167,22 @@ func (m *DrDAM) WithBeta(beta float64) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim()), eng: m.eng.share()}
+	n := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim()), eng: m.eng.share(), wave: m.wave}
 	n.clear()
 	return n, nil
 }
+
+// SetWave makes Add and Remove run in waves of about d each, between
+// which the processors are idle for a moment; d ≤ 0, the default, runs an
+// update in one piece. It changes when the work is done, not the result:
+// T is bit for bit the same.
+//
+// A service wants it: Go's scheduler looks for network input only when a
+// processor is idle (or every 10 ms), so while an update keeps every core
+// busy a short query waits for all of it. drdam serve sets 4 ms, for a
+// cost of about 0.1 ms of one core per wave (BENCHMARKS.md, "The memory
+// service under load"). The copies of WithBeta keep the setting.
+func (m *DrDAM) SetWave(d time.Duration) { m.wave = d }
 
 // Config returns the configuration.
 func (m *DrDAM) Config() Config { return m.cfg }

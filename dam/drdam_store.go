@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/kern"
@@ -223,19 +224,31 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	}
 	nb, _ := c.src.count()
 	two := cfg.Basis.Halves() == 2
+	// The blocks [w0, w1) of a wave are split among k groups; each group
+	// has its own buffers, allocated at its first wave. Each block writes
+	// its own rows of t, so T is the same however the blocks are grouped.
+	type buffers struct {
+		sc        scratch[T]
+		h, sn, cs []T
+		acc       []float64
+	}
+	bufs := make([]buffers, kern.Groups(nb))
+	var w0, w1, k int
 	task := par.Task{F: func(gi int) {
-		b0, b1 := kern.GroupBlocks(gi, nb)
-		var sc scratch[T]
-		h := make([]T, xp.NP*c.src.maxRows()*l)
-		sn, cs := make([]T, c.src.maxRows()*l), make([]T, c.src.maxRows()*l)
-		var accBuf []float64
-		if !positive {
-			accBuf = make([]float64, 2*c.src.maxRows())
+		b0, b1 := w0+gi*(w1-w0)/k, w0+(gi+1)*(w1-w0)/k
+		bf := &bufs[gi]
+		if bf.h == nil {
+			mr := c.src.maxRows()
+			bf.h, bf.sn, bf.cs = make([]T, xp.NP*mr*l), make([]T, mr*l), make([]T, mr*l)
+			if !positive {
+				bf.acc = make([]float64, 2*mr)
+			}
 		}
+		sc, h, sn, cs, accBuf := &bf.sc, bf.h, bf.sn, bf.cs, bf.acc
 		for blk := b0; blk < b1; blk++ {
 			lo, n := c.src.span(blk)
 			hb := h[:xp.NP*n*l]
-			c.src.forward(hb, xp, blk, &sc)
+			c.src.forward(hb, xp, blk, sc)
 			rows := max(0, min(n, y-lo))
 			if !positive {
 				acc := accBuf[:2*n]
@@ -310,5 +323,20 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 			}
 		}
 	}}
-	task.Run(kern.Groups(nb))
+	if m.wave <= 0 {
+		w0, w1, k = 0, nb, len(bufs)
+		task.Run(k)
+		return
+	}
+	// Waves (SetWave): the first of one block per group, the next sized
+	// from the rate of the last.
+	size := len(bufs)
+	for w0 = 0; w0 < nb; w0 = w1 {
+		w1 = min(nb, w0+size)
+		k = min(len(bufs), w1-w0)
+		start := time.Now()
+		task.Run(k)
+		el := max(time.Since(start), time.Microsecond)
+		size = max(len(bufs), int(float64(w1-w0)*float64(m.wave)/float64(el)))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/cpuid"
@@ -224,5 +225,42 @@ func TestDotRemoveUnstored(t *testing.T) {
 	big := []float64{1, 1, 1, 1} // ‖ξ‖² = 4, larger than any stored pattern's
 	if err := m.Remove(big); err == nil || !strings.Contains(err.Error(), "not stored") {
 		t.Errorf("Remove of a never-stored pattern: err = %v", err)
+	}
+}
+
+// TestWaveSameT: an update run in waves (SetWave) gives T bit for bit,
+// for every basis, projection, similarity and precision, adding and
+// removing, with stored projections and rows made on demand. Y = 9000 makes 9 to 36 blocks, so a wave of 1 ns (each wave as
+// small as it gets, one block per group) makes several waves.
+func TestWaveSameT(t *testing.T) {
+	const d, k = 16, 40
+	xi := grayPatterns(5, k, d)
+	for _, prec := range []Precision{Float32, Float64} {
+		for _, proj := range features.ProjectionKinds() {
+			for _, sim := range []Similarity{L2, Dot} {
+				for _, basis := range allBases {
+					c := Config{D: d, Beta: 3, Y: 9000, Basis: basis, Seed: 3, Similarity: sim, Projection: proj, Precision: prec,
+						OnDemand: basis == features.Cos && proj == features.Gaussian} // on demand: one basis is enough
+					one := mustDrDAM(t, c, nil)
+					waved := mustDrDAM(t, c, nil)
+					waved.SetWave(time.Nanosecond)
+					for _, m := range []*DrDAM{one, waved} {
+						if err := m.Add(xi); err != nil {
+							t.Fatal(err)
+						}
+						if err := m.Remove(xi[:10*d]); err != nil {
+							t.Fatal(err)
+						}
+					}
+					a, b := tOf(one), tOf(waved)
+					for i := range a {
+						if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+							t.Errorf("%v %v %v %v: T[%d] = %v in waves, %v in one piece", prec, proj, sim, basis, i, b[i], a[i])
+							break
+						}
+					}
+				}
+			}
+		}
 	}
 }
