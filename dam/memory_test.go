@@ -230,10 +230,12 @@ func TestDotRemoveUnstored(t *testing.T) {
 
 // TestWaveSameT: an update run in waves (SetWave) gives T bit for bit,
 // for every basis, projection, similarity and precision, adding and
-// removing, with stored projections and rows made on demand. Y = 9000 makes 9 to 36 blocks, so a wave of 1 ns (each wave as
-// small as it gets, one block per group) makes several waves.
+// removing, with stored projections and rows made on demand. D = 256 and
+// Y = 9000 make 9 to 36 blocks, so waves of 1 ns (each as small as it gets)
+// make several, waves of 20 µs grow, and waves of an hour are a first
+// small one and then all the rest.
 func TestWaveSameT(t *testing.T) {
-	const d, k = 16, 40
+	const d, k = 256, 20
 	xi := grayPatterns(5, k, d)
 	for _, prec := range []Precision{Float32, Float64} {
 		for _, proj := range features.ProjectionKinds() {
@@ -242,9 +244,13 @@ func TestWaveSameT(t *testing.T) {
 					c := Config{D: d, Beta: 3, Y: 9000, Basis: basis, Seed: 3, Similarity: sim, Projection: proj, Precision: prec,
 						OnDemand: basis == features.Cos && proj == features.Gaussian} // on demand: one basis is enough
 					one := mustDrDAM(t, c, nil)
-					waved := mustDrDAM(t, c, nil)
-					waved.SetWave(time.Nanosecond)
-					for _, m := range []*DrDAM{one, waved} {
+					ms := []*DrDAM{one}
+					for _, w := range []time.Duration{time.Nanosecond, 20 * time.Microsecond, time.Hour} {
+						m := mustDrDAM(t, c, nil)
+						m.SetWave(w)
+						ms = append(ms, m)
+					}
+					for _, m := range ms {
 						if err := m.Add(xi); err != nil {
 							t.Fatal(err)
 						}
@@ -252,11 +258,14 @@ func TestWaveSameT(t *testing.T) {
 							t.Fatal(err)
 						}
 					}
-					a, b := tOf(one), tOf(waved)
-					for i := range a {
-						if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-							t.Errorf("%v %v %v %v: T[%d] = %v in waves, %v in one piece", prec, proj, sim, basis, i, b[i], a[i])
-							break
+					a := tOf(one)
+					for _, m := range ms[1:] {
+						b := tOf(m)
+						for i := range a {
+							if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+								t.Errorf("%v %v %v %v: T[%d] = %v in waves of %v, %v in one piece", prec, proj, sim, basis, i, b[i], m.wave, a[i])
+								break
+							}
 						}
 					}
 				}
