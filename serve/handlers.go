@@ -237,7 +237,7 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 		}
 		return nil
 	}
-	if err := mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.opt.SnapshotEvery, s.gate); err != nil {
+	if err := mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.opt.SnapshotEvery, s.opt.Wave, s.gate); err != nil {
 		return rowError("patterns", err)
 	}
 	if op == opAdd {
@@ -275,7 +275,7 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fieldErr(400, "body", "not a drdam model file: %v", err)
 	}
-	if err := mem.write(record{op: opMerge, raw: b}, nil, s.opt.SnapshotEvery, s.gate); err != nil {
+	if err := mem.write(record{op: opMerge, raw: b}, nil, s.opt.SnapshotEvery, s.opt.Wave, s.gate); err != nil {
 		return err
 	}
 	return writeJSON(w, 200, map[string]any{"merged": o.Len(), "count": mem.info().Count})

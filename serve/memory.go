@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/internal/atomicfile"
@@ -180,8 +181,9 @@ func (mem *memory) model() (m dam.Memory, done func()) {
 }
 
 // copyOnWrite returns the model a write is applied to: a copy of a DrDAM
-// (its T, sharing the projection), or an MrDAM itself.
-func copyOnWrite(m dam.Memory) (dam.Memory, bool, error) {
+// (its T, sharing the projection; updated in waves of wave, see
+// Options.Wave), or an MrDAM itself.
+func copyOnWrite(m dam.Memory, wave time.Duration) (dam.Memory, bool, error) {
 	d, ok := m.(*dam.DrDAM)
 	if !ok {
 		return m, false, nil
@@ -193,6 +195,7 @@ func copyOnWrite(m dam.Memory) (dam.Memory, bool, error) {
 	if err := n.SetSum(d.Sum()); err != nil {
 		return nil, false, err
 	}
+	n.SetWave(wave)
 	return n, true, nil
 }
 
@@ -211,7 +214,7 @@ var errClosed = errors.New("the memory was deleted or the server is shutting dow
 // sync that covers its record has returned. A query may see a write whose
 // sync is still under way: if the machine dies then, that write, never
 // acknowledged, may be lost, as a write in flight may.
-func (mem *memory) write(r record, check func(m dam.Memory) error, every int, gate chan struct{}) error {
+func (mem *memory) write(r record, check func(m dam.Memory) error, every int, wave time.Duration, gate chan struct{}) error {
 	mem.wmu.Lock()
 	unlocked := false
 	defer func() {
@@ -232,7 +235,7 @@ func (mem *memory) write(r record, check func(m dam.Memory) error, every int, ga
 	if err := mem.log.append(r); err != nil {
 		return err
 	}
-	next, copied, err := copyOnWrite(cur)
+	next, copied, err := copyOnWrite(cur, wave)
 	if err == nil {
 		gate <- struct{}{}
 		if copied {
