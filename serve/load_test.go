@@ -1,14 +1,21 @@
 package serve
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -20,33 +27,46 @@ import (
 )
 
 // BenchmarkServeLoad is the load test of drdam serve (BENCHMARKS.md, "The
-// memory service"): a server on loopback holding a DrDAM of D = 784,
-// Y = 10⁵ SinCos features (structured projection, β = 60, float64), and
-// the library beside it doing the same work in process. Phases, each
-// bounded in count:
+// memory service under load"): a server on loopback holding a DrDAM of
+// D = 784, Y = 10⁵ SinCos features (structured projection, β = 60,
+// float64), and the library beside it doing the same work in process; once
+// with writes applied in one piece and once in waves of 4 ms
+// (Options.Wave). Phases, each bounded in count:
 //
 //   - adds: 16 clients adding batches of 64 patterns (.npy bodies), 320
-//     batches, against one in-process Add of the same 20 480 patterns;
+//     batches in 4 rounds, each followed by an in-process Add of the same
+//     patterns (so that both see the machine in the same state);
 //   - recall: one client, 20 recalls of one query (a stored pattern with
 //     its bottom half hidden and clamped, 100 steps of 0.1), against
 //     dam.Recall of the same query in process;
 //   - energy: one client, 300 energies of one query;
-//   - mixed: 16 clients, each 12 rounds of an add of 64 and a recall and
-//     an energy, at once; and the same mix in process, 16 goroutines on
-//     the library with the server's locking.
+//   - mixed: 16 clients, each 12 rounds of an add of 64 and a recall, and
+//     meanwhile a probe asking the energy of one query every 20 ms (some
+//     2 000 of them); and the same mix in process, 16 goroutines on the
+//     library with the server's locking and a probe. The energies' time is
+//     also split into the server's handler and the rest (the wait for the
+//     server to read the request, and the answer's way back).
+//
+// The server runs in a process of its own (this test binary, started again
+// as loadServerEnv says), as in a deployment: when the clients shared the
+// server's process, their goroutines waited for its computation to give up
+// the processors before they read an answer, which made 12–18 ms of the
+// slowest energies of the mixed load, after the server had answered.
 //
 // It reports rates and latencies as metrics; run it with
 //
 //	go test -run '^$' -bench ServeLoad -benchtime 1x ./serve
 func BenchmarkServeLoad(b *testing.B) {
-	const d, y, beta = 784, 100_000, 60.0
-	s, err := New(Options{Dir: b.TempDir(), Limits: Limits{MaxBatch: 4096}})
-	if err != nil {
-		b.Fatal(err)
+	for _, wave := range []time.Duration{0, 4 * time.Millisecond} {
+		b.Run(fmt.Sprintf("wave=%v", wave), func(b *testing.B) { serveLoad(b, wave) })
 	}
-	hs := httptest.NewServer(s.Handler())
-	defer func() { hs.Close(); s.Close() }()
-	url := hs.URL + "/v1/memories/load"
+}
+
+// serveLoad is BenchmarkServeLoad against a server of Options.Wave wave.
+func serveLoad(b *testing.B, wave time.Duration) {
+	const d, y, beta = 784, 100_000, 60.0
+	base := startLoadServer(b, wave)
+	url := base + "/v1/memories/load"
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	send := func(method, u, ct string, body []byte) ([]byte, error) {
 		req, err := http.NewRequest(method, u, bytes.NewReader(body))
@@ -67,6 +87,22 @@ func BenchmarkServeLoad(b *testing.B) {
 			return nil, fmt.Errorf("%s %s: %d %s", method, u, resp.StatusCode, rb)
 		}
 		return rb, nil
+	}
+	// energy posts an energy and says how long the server's handler took
+	// and how long the answer took beyond it (the wait for the server to
+	// read the request, and for this process to read the answer).
+	energy := func(body []byte) (handler, total time.Duration, err error) {
+		t0 := time.Now()
+		rb, err := send("POST", url+"/energy", "application/json", body)
+		total = time.Since(t0)
+		if err != nil {
+			return 0, 0, err
+		}
+		var st struct{ Handler int64 }
+		if err := json.Unmarshal(rb[bytes.LastIndexByte(rb, '\n')+1:], &st); err != nil {
+			return 0, 0, fmt.Errorf("energy: no handler time in %q", rb)
+		}
+		return time.Duration(st.Handler), total, nil
 	}
 	cfg := dam.Config{D: d, Beta: beta, Y: y, Projection: features.Structured}
 	if _, err := send("PUT", url, "application/json", []byte(fmt.Sprintf(`{"d": %d, "beta": %g, "y": %d, "projection": "structured"}`, d, beta, y))); err != nil {
@@ -94,44 +130,53 @@ func BenchmarkServeLoad(b *testing.B) {
 	}
 	b.ResetTimer()
 
-	// Adds: 16 clients, 320 batches of 64.
-	const clients, batches = 16, 320
+	// Adds: 16 clients, 320 batches of 64, in 4 rounds; after each round
+	// the library adds the same patterns in process, so that both see the
+	// machine in the same state (on a shared machine its speed drifts).
+	const clients, batches, rounds = 16, 320, 4
 	bodies := make([][]byte, batches)
 	for i := range bodies {
 		bodies[i] = batch(i + 1)
 	}
-	var next atomic.Int64
-	t0 := time.Now()
-	var wg sync.WaitGroup
-	for range clients {
-		wg.Go(func() {
-			for {
-				i := next.Add(1) - 1
-				if i >= batches {
-					return
-				}
-				if _, err := send("POST", url+"/patterns", "application/x-npy", bodies[i]); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	serverAdds := float64(batches*64) / time.Since(t0).Seconds()
 	ref, err := dam.New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	all := make([]float64, 0, batches*64*d)
-	for i := range batches {
-		all = append(all, patterns(64, d, i+1)...)
+	var srvTime, libTime time.Duration
+	var wg sync.WaitGroup
+	for r := range rounds {
+		lo, hi := r*batches/rounds, (r+1)*batches/rounds
+		var next atomic.Int64
+		next.Store(int64(lo))
+		t0 := time.Now()
+		for range clients {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= hi {
+						return
+					}
+					if _, err := send("POST", url+"/patterns", "application/x-npy", bodies[i]); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		srvTime += time.Since(t0)
+		part := make([]float64, 0, (hi-lo)*64*d)
+		for i := lo; i < hi; i++ {
+			part = append(part, patterns(64, d, i+1)...)
+		}
+		t0 = time.Now()
+		if err := ref.Add(part); err != nil {
+			b.Fatal(err)
+		}
+		libTime += time.Since(t0)
 	}
-	t0 = time.Now()
-	if err := ref.Add(all); err != nil {
-		b.Fatal(err)
-	}
-	libAdds := float64(batches*64) / time.Since(t0).Seconds()
+	serverAdds := float64(batches*64) / srvTime.Seconds()
+	libAdds := float64(batches*64) / libTime.Seconds()
 	ref.Add(stored)
 
 	// Recall: one client, 20 times; the library, 20 times.
@@ -158,86 +203,96 @@ func BenchmarkServeLoad(b *testing.B) {
 		srvEnergy = append(srvEnergy, time.Since(t))
 	}
 
-	// Mixed: 16 clients, each 12 rounds of add, recall, energy.
+	// Mixed: 16 clients, each 12 rounds of an add of 64 and a recall, and
+	// a probe asking the energy of one query every 20 ms meanwhile.
+	var mixRecall, mixEnergy, mixHandler, mixWait []time.Duration
 	var mu sync.Mutex
-	var mixRecall, mixEnergy []time.Duration
-	t0 = time.Now()
-	for c := range clients {
-		wg.Go(func() {
-			for r := range 12 {
-				if _, err := send("POST", url+"/patterns", "application/x-npy", bodies[(c*12+r)%batches]); err != nil {
+	mix := func(add func(c, r int) error, recall func() error, energy func() (handler, total time.Duration, err error)) {
+		stop := make(chan struct{})
+		var probe sync.WaitGroup
+		probe.Go(func() {
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+				}
+				he, te, err := energy()
+				if err != nil {
 					b.Error(err)
 					return
 				}
-				t := time.Now()
-				if _, err := send("POST", url+"/recall", "application/json", recallBody); err != nil {
-					b.Error(err)
-					return
-				}
-				tr := time.Since(t)
-				t = time.Now()
-				if _, err := send("POST", url+"/energy", "application/json", energyBody); err != nil {
-					b.Error(err)
-					return
-				}
-				mu.Lock()
-				mixRecall, mixEnergy = append(mixRecall, tr), append(mixEnergy, time.Since(t))
-				mu.Unlock()
+				mixEnergy, mixHandler, mixWait = append(mixEnergy, te), append(mixHandler, he), append(mixWait, te-he)
 			}
 		})
+		for c := range clients {
+			wg.Go(func() {
+				for r := range 12 {
+					if err := add(c, r); err != nil {
+						b.Error(err)
+						return
+					}
+					t := time.Now()
+					if err := recall(); err != nil {
+						b.Error(err)
+						return
+					}
+					mu.Lock()
+					mixRecall = append(mixRecall, time.Since(t))
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		close(stop)
+		probe.Wait()
 	}
-	wg.Wait()
+	t0 := time.Now()
+	mix(func(c, r int) error {
+		_, err := send("POST", url+"/patterns", "application/x-npy", bodies[(c*12+r)%batches])
+		return err
+	}, func() error {
+		_, err := send("POST", url+"/recall", "application/json", recallBody)
+		return err
+	}, func() (time.Duration, time.Duration, error) { return energy(energyBody) })
 	mixAdds := float64(clients*12*64) / time.Since(t0).Seconds()
+	srvMixRecall, srvMixEnergy, srvMixHandler, srvMixWait := mixRecall, mixEnergy, mixHandler, mixWait
 
 	// The same mix in process: 16 goroutines on the library, with the
 	// server's locking (Add under a write lock, each descent step and
-	// each energy under a read lock), no HTTP, no JSON, no log.
+	// each energy under a read lock), no HTTP, no JSON, no log, no waves.
+	mixRecall, mixEnergy, mixHandler, mixWait = nil, nil, nil, nil
 	var rw sync.RWMutex
-	var libMixRecall, libMixEnergy []time.Duration
 	opt := dam.RecallOptions{Step: 0.1, MaxSteps: 100, Clamp: mask}
+	e := make([]float64, 1)
 	t0 = time.Now()
-	for c := range clients {
-		wg.Go(func() {
-			e := make([]float64, 1)
-			for r := range 12 {
-				rw.Lock()
-				err := ref.Add(patterns(64, d, (c*12+r)%batches+1))
-				rw.Unlock()
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				t := time.Now()
-				ds, err := dam.NewDescent(ref, opt)
-				if err == nil {
-					err = ds.Start(q)
-				}
-				for done := false; err == nil && !done; {
-					rw.RLock()
-					done, err = ds.Step()
-					rw.RUnlock()
-				}
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				tr := time.Since(t)
-				t = time.Now()
-				rw.RLock()
-				err = ref.EnergyGrad(e, nil, q)
-				rw.RUnlock()
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				mu.Lock()
-				libMixRecall, libMixEnergy = append(libMixRecall, tr), append(libMixEnergy, time.Since(t))
-				mu.Unlock()
-			}
-		})
-	}
-	wg.Wait()
+	mix(func(c, r int) error {
+		x := patterns(64, d, (c*12+r)%batches+1)
+		rw.Lock()
+		defer rw.Unlock()
+		return ref.Add(x)
+	}, func() error {
+		ds, err := dam.NewDescent(ref, opt)
+		if err == nil {
+			err = ds.Start(q)
+		}
+		for done := false; err == nil && !done; {
+			rw.RLock()
+			done, err = ds.Step()
+			rw.RUnlock()
+		}
+		return err
+	}, func() (time.Duration, time.Duration, error) {
+		t := time.Now()
+		rw.RLock()
+		err := ref.EnergyGrad(e, nil, q)
+		rw.RUnlock()
+		return time.Since(t), time.Since(t), err
+	})
 	libMixAdds := float64(clients*12*64) / time.Since(t0).Seconds()
+	libMixRecall, libMixEnergy := mixRecall, mixEnergy
 	b.StopTimer()
 
 	ms := func(v []time.Duration, p float64) float64 {
@@ -254,14 +309,115 @@ func BenchmarkServeLoad(b *testing.B) {
 	b.ReportMetric(ms(srvEnergy, 0.5), "energy-p50-ms")
 	b.ReportMetric(ms(srvEnergy, 0.99), "energy-p99-ms")
 	b.ReportMetric(mixAdds, "mixed-adds/s")
-	b.ReportMetric(ms(mixRecall, 0.5), "mixed-recall-p50-ms")
-	b.ReportMetric(ms(mixRecall, 0.99), "mixed-recall-p99-ms")
-	b.ReportMetric(ms(mixEnergy, 0.5), "mixed-energy-p50-ms")
-	b.ReportMetric(ms(mixEnergy, 0.99), "mixed-energy-p99-ms")
+	b.ReportMetric(ms(srvMixRecall, 0.5), "mixed-recall-p50-ms")
+	b.ReportMetric(ms(srvMixRecall, 0.99), "mixed-recall-p99-ms")
+	b.ReportMetric(ms(srvMixEnergy, 0.5), "mixed-energy-p50-ms")
+	b.ReportMetric(ms(srvMixEnergy, 0.99), "mixed-energy-p99-ms")
+	b.ReportMetric(ms(srvMixHandler, 0.99), "mixed-energy-handler-p99-ms")
+	b.ReportMetric(ms(srvMixWait, 0.99), "mixed-energy-wait-p99-ms")
+	b.ReportMetric(float64(len(srvMixEnergy)), "mixed-energy-samples")
 	b.ReportMetric(libMixAdds, "library-mixed-adds/s")
 	b.ReportMetric(ms(libMixRecall, 0.5), "library-mixed-recall-p50-ms")
 	b.ReportMetric(ms(libMixRecall, 0.99), "library-mixed-recall-p99-ms")
 	b.ReportMetric(ms(libMixEnergy, 0.99), "library-mixed-energy-p99-ms")
 	b.ReportMetric(mixAdds/libMixAdds, "mixed-adds-ratio")
-	b.ReportMetric(ms(mixRecall, 0.5)/ms(libMixRecall, 0.5), "mixed-recall-p50-ratio")
+	b.ReportMetric(ms(srvMixRecall, 0.5)/ms(libMixRecall, 0.5), "mixed-recall-p50-ratio")
+}
+
+// loadServerEnv, when set to a directory, makes this test binary the
+// server of BenchmarkServeLoad instead of running tests: it serves a
+// memory directory there on a loopback port, which it prints on its first
+// line of output, until its standard input closes.
+const loadServerEnv = "DRDAM_LOAD_SERVER"
+
+// loadWaveEnv is the server's Options.Wave, as time.ParseDuration reads it.
+const loadWaveEnv = "DRDAM_LOAD_WAVE"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(loadServerEnv); dir != "" {
+		if err := runLoadServer(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// runLoadServer is the server process of BenchmarkServeLoad.
+func runLoadServer(dir string) error {
+	wave, err := time.ParseDuration(os.Getenv(loadWaveEnv))
+	if err != nil {
+		return fmt.Errorf("%s: %w", loadWaveEnv, err)
+	}
+	s, err := New(Options{Dir: dir, Limits: Limits{MaxBatch: 4096}, Wave: wave})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	h := s.Handler()
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/energy") {
+			h.ServeHTTP(w, r)
+			return
+		}
+		// An energy's answer ends with a line that says how long the
+		// handler took, so that the benchmark tells the server's time
+		// from the wait for it.
+		start := time.Now()
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		maps.Copy(w.Header(), rec.Header())
+		w.WriteHeader(rec.Code)
+		w.Write(rec.Body.Bytes())
+		fmt.Fprintf(w, "\n{\"handler\": %d}", time.Since(start))
+	})}
+	go hs.Serve(ln)
+	fmt.Printf("http://%s\n", ln.Addr())
+	io.Copy(io.Discard, os.Stdin)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hs.Shutdown(ctx)
+	return s.Close()
+}
+
+// startLoadServer starts the server process of BenchmarkServeLoad and
+// returns its URL; the process stops at the end of the benchmark.
+func startLoadServer(b *testing.B, wave time.Duration) string {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), loadServerEnv+"="+b.TempDir(), loadWaveEnv+"="+wave.String())
+	cmd.Stderr = os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		in.Close()
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				b.Errorf("load server: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			b.Errorf("load server did not stop within 30 s of its input closing")
+		}
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b.Fatalf("load server: no address: %v", err)
+	}
+	return strings.TrimSpace(line)
 }
