@@ -179,9 +179,9 @@ func (m *DrDAM) WithBeta(beta float64) (*DrDAM, error) {
 //
 // A service wants it: Go's scheduler looks for network input only when a
 // processor is idle (or every 10 ms), so while an update keeps every core
-// busy a short query waits for all of it. drdam serve sets 4 ms, for a
-// cost of about 0.1 ms of one core per wave (BENCHMARKS.md, "The memory
-// service under load"). The copies of WithBeta keep the setting.
+// busy a short query waits for all of it (drdam serve --wave; what it
+// costs and saves is in BENCHMARKS.md, "The memory service under load").
+// The copies of WithBeta keep the setting.
 func (m *DrDAM) SetWave(d time.Duration) { m.wave = d }
 
 // Config returns the configuration.

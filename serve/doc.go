@@ -86,7 +86,9 @@
 // read–write lock that its readers hold per evaluation (per step of a
 // descent), so writers get in between. Heavy work (descent steps, writes,
 // large energy batches) passes a compute gate of half the cores, so that a
-// small energy query is not queued behind many descents.
+// small energy query is not queued behind many descents. Options.Wave
+// applies writes in waves, between which the requests that arrived are
+// read (lower query latency under writes, fewer additions per second).
 //
 // # Limits and security
 //

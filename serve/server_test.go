@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
@@ -114,7 +115,15 @@ func relDiff(a, b []float64) float64 {
 // arithmetic, in the same order), recall, remove, snapshot (a model file
 // that loads), download, merge, list and delete.
 func TestAPI(t *testing.T) {
-	_, url := testServer(t, t.TempDir(), Options{})
+	// Writes in one piece and in waves (the smallest: several of them at
+	// Y = 4000) give the same model, to the bit.
+	for _, wave := range []time.Duration{0, time.Nanosecond} {
+		t.Run(fmt.Sprintf("wave=%v", wave), func(t *testing.T) { testAPI(t, wave) })
+	}
+}
+
+func testAPI(t *testing.T, wave time.Duration) {
+	_, url := testServer(t, t.TempDir(), Options{Wave: wave})
 	const d = 16
 	cfg := map[string]any{"d": d, "beta": 30, "y": 4000, "projection": "structured", "seed": 7}
 	var info MemoryInfo

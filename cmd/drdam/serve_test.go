@@ -247,6 +247,9 @@ func TestServeFlags(t *testing.T) {
 	if st != 2 || !strings.Contains(errOut, "loopback") {
 		t.Errorf("non-loopback without a token: status %d, %q", st, errOut)
 	}
+	if st, _, errOut := drdam(t, "serve", "--data", dir, "--wave", "-4ms"); st != 2 || !strings.Contains(errOut, "--wave -4ms") {
+		t.Errorf("--wave -4ms: status %d, %q", st, errOut)
+	}
 	addr := freeAddr(t)
 	srv := startServe(t, dir, addr)
 	b, _ := json.Marshal(map[string]any{"d": 4, "rep": "mrdam"})
