@@ -29,9 +29,8 @@ import (
 // BenchmarkServeLoad is the load test of drdam serve (BENCHMARKS.md, "The
 // memory service under load"): a server on loopback holding a DrDAM of
 // D = 784, Y = 10⁵ SinCos features (structured projection, β = 60,
-// float64), and the library beside it doing the same work in process; once
-// with writes applied in one piece and once in waves of 4 ms
-// (Options.Wave). Phases, each bounded in count:
+// float64), and the library beside it doing the same work in process; with
+// writes applied in one piece, and in waves of 4 and 8 ms (Options.Wave). Phases, each bounded in count:
 //
 //   - adds: 16 clients adding batches of 64 patterns (.npy bodies), 320
 //     batches in 4 rounds, each followed by an in-process Add of the same
@@ -57,7 +56,7 @@ import (
 //
 //	go test -run '^$' -bench ServeLoad -benchtime 1x ./serve
 func BenchmarkServeLoad(b *testing.B) {
-	for _, wave := range []time.Duration{0, 4 * time.Millisecond} {
+	for _, wave := range []time.Duration{0, 4 * time.Millisecond, 8 * time.Millisecond} {
 		b.Run(fmt.Sprintf("wave=%v", wave), func(b *testing.B) { serveLoad(b, wave) })
 	}
 }
