@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -332,6 +333,11 @@ const loadServerEnv = "DRDAM_LOAD_SERVER"
 // loadWaveEnv is the server's Options.Wave, as time.ParseDuration reads it.
 const loadWaveEnv = "DRDAM_LOAD_WAVE"
 
+// loadProfileEnv, when set, is a file where the server process of
+// BenchmarkServeLoad writes a CPU profile of its whole run (to see where a
+// write's time goes: go tool pprof -focus 'memory..write' FILE).
+const loadProfileEnv = "DRDAM_LOAD_CPUPROFILE"
+
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(loadServerEnv); dir != "" {
 		if err := runLoadServer(dir); err != nil {
@@ -348,6 +354,16 @@ func runLoadServer(dir string) error {
 	wave, err := time.ParseDuration(os.Getenv(loadWaveEnv))
 	if err != nil {
 		return fmt.Errorf("%s: %w", loadWaveEnv, err)
+	}
+	if p := os.Getenv(loadProfileEnv); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	s, err := New(Options{Dir: dir, Limits: Limits{MaxBatch: 4096}, Wave: wave})
 	if err != nil {
