@@ -61,7 +61,7 @@ type Options struct {
 	// moment, and Go's scheduler reads the requests that arrived meanwhile;
 	// without waves a query that arrives during a write waits for all of it
 	// (or for Go's network poll, every 10 ms). 4 ms halves the 99th
-	// percentile of an energy query under 16 writing clients, for about 8%
+	// percentile of an energy query under 16 writing clients, for some 6%
 	// fewer additions per second (BENCHMARKS.md, "The memory service under
 	// load"). 0, the default, applies a write in one piece.
 	Wave time.Duration
