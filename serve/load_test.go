@@ -14,6 +14,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -143,11 +144,13 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		b.Fatal(err)
 	}
 	var srvTime, libTime time.Duration
+	var clientCPU float64 // seconds of CPU the clients (this process) used meanwhile
 	var wg sync.WaitGroup
 	for r := range rounds {
 		lo, hi := r*batches/rounds, (r+1)*batches/rounds
 		var next atomic.Int64
 		next.Store(int64(lo))
+		c0 := busyCPU()
 		t0 := time.Now()
 		for range clients {
 			wg.Go(func() {
@@ -165,6 +168,7 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		}
 		wg.Wait()
 		srvTime += time.Since(t0)
+		clientCPU += busyCPU() - c0
 		part := make([]float64, 0, (hi-lo)*64*d)
 		for i := lo; i < hi; i++ {
 			part = append(part, patterns(64, d, i+1)...)
@@ -302,6 +306,9 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	b.ReportMetric(serverAdds, "server-adds/s")
 	b.ReportMetric(libAdds, "library-adds/s")
 	b.ReportMetric(serverAdds/libAdds, "adds-ratio")
+	if !math.IsNaN(clientCPU) {
+		b.ReportMetric(clientCPU/(srvTime.Seconds()*float64(runtime.NumCPU())), "adds-client-cpu-share")
+	}
 	b.ReportMetric(ms(srvRecall, 0.5), "recall-p50-ms")
 	b.ReportMetric(ms(srvRecall, 0.99), "recall-p99-ms")
 	b.ReportMetric(ms(libRecall, 0.5), "library-recall-p50-ms")
