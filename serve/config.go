@@ -7,7 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,12 +63,7 @@ func parseConfig(body []byte, limits Limits) (dam.Config, error) {
 	fs.SetOutput(io.Discard)
 	enc := cli.EncodeFlags(fs)
 	d := 0
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
 		v := raw[k]
 		var x any
 		if err := json.Unmarshal(v, &x); err != nil {
@@ -86,7 +82,7 @@ func parseConfig(body []byte, limits Limits) (dam.Config, error) {
 		}
 		name, ok := configFields[k]
 		if !ok {
-			return dam.Config{}, fieldErr(400, k, "unknown field (the fields are d, %s)", strings.Join(sortedFields(), ", "))
+			return dam.Config{}, fieldErr(400, k, "unknown field (the fields are d, %s)", strings.Join(slices.Sorted(maps.Keys(configFields)), ", "))
 		}
 		var s string
 		switch x := x.(type) {
@@ -122,16 +118,6 @@ func parseConfig(body []byte, limits Limits) (dam.Config, error) {
 		return dam.Config{}, flagToField(422, cli.FlagError(err))
 	}
 	return c, nil
-}
-
-// sortedFields lists the fields of configFields.
-func sortedFields() []string {
-	var s []string
-	for k := range configFields {
-		s = append(s, k)
-	}
-	sort.Strings(s)
-	return s
 }
 
 // flagToField turns an error that names an encode flag ("--y: ...") into
