@@ -224,19 +224,28 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	}
 	nb, _ := c.src.count()
 	two := cfg.Basis.Halves() == 2
-	// The blocks [w0, w1) of a wave are split among k groups; each group
-	// has its own buffers, allocated at its first wave. Each block writes
-	// its own rows of t, so T is the same however the blocks are grouped.
+	// Each block is a job: it writes its own rows of t, so T is the same
+	// whichever worker runs it, in whatever order. A job takes a set of
+	// buffers from a pool of one per worker (each allocated at its first
+	// use), so that the workers end an update, or a wave, within a block
+	// of each other (with a job per group of blocks, as the products have,
+	// the last group kept one worker alone for up to an eighth of the
+	// update: BENCHMARKS.md, "The memory service under load").
 	type buffers struct {
 		sc        scratch[T]
 		h, sn, cs []T
 		acc       []float64
 	}
-	bufs := make([]buffers, kern.Groups(nb))
-	var w0, w1, k int
-	task := par.Task{F: func(gi int) {
-		b0, b1 := w0+gi*(w1-w0)/k, w0+(gi+1)*(w1-w0)/k
-		bf := &bufs[gi]
+	bufs := make([]buffers, par.Workers())
+	pool := make(chan *buffers, len(bufs))
+	for i := range bufs {
+		pool <- &bufs[i]
+	}
+	var w0 int
+	task := par.Task{F: func(i int) {
+		b0, b1 := w0+i, w0+i+1
+		bf := <-pool
+		defer func() { pool <- bf }()
 		if bf.h == nil {
 			mr := c.src.maxRows()
 			bf.h, bf.sn, bf.cs = make([]T, xp.NP*mr*l), make([]T, mr*l), make([]T, mr*l)
@@ -324,19 +333,18 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		}
 	}}
 	if m.wave <= 0 {
-		w0, w1, k = 0, nb, len(bufs)
-		task.Run(k)
+		task.Run(nb)
 		return
 	}
-	// Waves (SetWave): the first of one block per group, the next sized
+	// Waves (SetWave): the first of two blocks per worker, the next sized
 	// from the rate of the last.
-	size := len(bufs)
-	for w0 = 0; w0 < nb; w0 = w1 {
-		w1 = min(nb, w0+size)
-		k = min(len(bufs), w1-w0)
+	size := 2 * len(bufs)
+	for w0 = 0; w0 < nb; {
+		n := min(size, nb-w0)
 		start := time.Now()
-		task.Run(k)
+		task.Run(n)
 		el := max(time.Since(start), time.Microsecond)
-		size = max(len(bufs), int(float64(w1-w0)*float64(m.wave)/float64(el)))
+		size = max(len(bufs), int(float64(n)*float64(m.wave)/float64(el)))
+		w0 += n
 	}
 }
