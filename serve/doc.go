@@ -86,9 +86,11 @@
 // read–write lock that its readers hold per evaluation (per step of a
 // descent), so writers get in between. Heavy work (descent steps, writes,
 // large energy batches) passes a compute gate of half the cores, so that a
-// small energy query is not queued behind many descents. Options.Wave
-// applies writes in waves, between which the requests that arrived are
-// read (lower query latency under writes, fewer additions per second).
+// small energy query is not queued behind many descents. Writes are
+// applied in waves of Options.Wave (4 ms), between which the requests that
+// arrived are read. Additions that arrive while a write is under way are
+// written together, as one record of the log and one Add (a group
+// commit), each answered once that record is durable.
 //
 // # Limits and security
 //

@@ -223,6 +223,11 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 	if err != nil {
 		return err
 	}
+	read := func() {}
+	if op == opAdd {
+		read = mem.reading()
+		defer read()
+	}
 	x, _, err := readRows(r, "patterns", mem.cfg.D, s.opt.Limits.MaxBatch)
 	if err != nil {
 		return err
@@ -237,7 +242,12 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 		}
 		return nil
 	}
-	if err := mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.opt.SnapshotEvery, s.opt.Wave, s.gate); err != nil {
+	if op == opAdd {
+		err = mem.add(x, k, read, s.wr)
+	} else {
+		err = mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.wr)
+	}
+	if err != nil {
 		return rowError("patterns", err)
 	}
 	if op == opAdd {
@@ -275,7 +285,7 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return fieldErr(400, "body", "not a drdam model file: %v", err)
 	}
-	if err := mem.write(record{op: opMerge, raw: b}, nil, s.opt.SnapshotEvery, s.opt.Wave, s.gate); err != nil {
+	if err := mem.write(record{op: opMerge, raw: b}, nil, s.wr); err != nil {
 		return err
 	}
 	return writeJSON(w, 200, map[string]any{"merged": o.Len(), "count": mem.info().Count})

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -32,11 +33,15 @@ import (
 // memory service under load"): a server on loopback holding a DrDAM of
 // D = 784, Y = 10⁵ SinCos features (structured projection, β = 60,
 // float64), and the library beside it doing the same work in process; with
-// writes applied in one piece, and in waves of 4 and 8 ms (Options.Wave). Phases, each bounded in count:
+// writes applied in one piece (wave=0s) and in waves of 4 ms (the default)
+// and 8 ms (Options.Wave). Phases, each bounded in count:
 //
 //   - adds: 16 clients adding batches of 64 patterns (.npy bodies), 320
 //     batches in 4 rounds, each followed by an in-process Add of the same
-//     patterns (so that both see the machine in the same state);
+//     patterns (so that both see the machine in the same state); from the
+//     server's metrics also how busy its writes kept it (adds-apply-busy),
+//     its Adds' rate against the library's (adds-apply-ratio) and the
+//     additions per record of its log (adds-per-record: group commit);
 //   - recall: one client, 20 recalls of one query (a stored pattern with
 //     its bottom half hidden and clamped, 100 steps of 0.1), against
 //     dam.Recall of the same query in process;
@@ -125,6 +130,23 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		}
 	}
 	recallBody, _ := json.Marshal(map[string]any{"queries": [][]float64{q}, "mask": mask, "max_steps": 100, "step": 0.1})
+	// scrape returns the value of a series of the server's /metrics.
+	scrape := func(series string) float64 {
+		rb, err := send("GET", base+"/metrics", "", nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for line := range strings.Lines(string(rb)) {
+			if v, ok := strings.CutPrefix(line, series+" "); ok {
+				f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+				if err != nil {
+					b.Fatalf("metrics: %q: %v", line, err)
+				}
+				return f
+			}
+		}
+		return 0 // not yet observed
+	}
 	energyBody, _ := json.Marshal(map[string]any{"queries": [][]float64{q}})
 	if _, err := send("POST", url+"/patterns", "application/x-npy", batch(0)); err != nil {
 		b.Fatal(err)
@@ -145,12 +167,17 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	}
 	var srvTime, libTime time.Duration
 	var clientCPU float64 // seconds of CPU the clients (this process) used meanwhile
+	// The server's own account of the additions (its metrics): the seconds
+	// its writes spent applying records to the model, the requests and the
+	// records they made.
+	var applyTime, grouped, records float64
 	var wg sync.WaitGroup
 	for r := range rounds {
 		lo, hi := r*batches/rounds, (r+1)*batches/rounds
 		var next atomic.Int64
 		next.Store(int64(lo))
 		c0 := busyCPU()
+		a0, g0, n0 := scrape("drdam_write_apply_seconds_sum{op=\"add\"}"), scrape("drdam_add_group_requests_sum"), scrape("drdam_add_group_requests_count")
 		t0 := time.Now()
 		for range clients {
 			wg.Go(func() {
@@ -169,6 +196,11 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		wg.Wait()
 		srvTime += time.Since(t0)
 		clientCPU += busyCPU() - c0
+		a1, g1, n1 := scrape("drdam_write_apply_seconds_sum{op=\"add\"}"), scrape("drdam_add_group_requests_sum"), scrape("drdam_add_group_requests_count")
+		b.Logf("adds, round %d: %g requests in %g records, %.2f s applying of %.2f s", r, g1-g0, n1-n0, a1-a0, time.Since(t0).Seconds())
+		applyTime += a1 - a0
+		grouped += g1 - g0
+		records += n1 - n0
 		part := make([]float64, 0, (hi-lo)*64*d)
 		for i := lo; i < hi; i++ {
 			part = append(part, patterns(64, d, i+1)...)
@@ -306,6 +338,9 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	b.ReportMetric(serverAdds, "server-adds/s")
 	b.ReportMetric(libAdds, "library-adds/s")
 	b.ReportMetric(serverAdds/libAdds, "adds-ratio")
+	b.ReportMetric(applyTime/srvTime.Seconds(), "adds-apply-busy")
+	b.ReportMetric(float64(batches*64)/applyTime/libAdds, "adds-apply-ratio")
+	b.ReportMetric(grouped/records, "adds-per-record")
 	if !math.IsNaN(clientCPU) {
 		b.ReportMetric(clientCPU/(srvTime.Seconds()*float64(runtime.NumCPU())), "adds-client-cpu-share")
 	}
@@ -371,6 +406,9 @@ func runLoadServer(dir string) error {
 			return err
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	if wave == 0 {
+		wave = -1 // in one piece
 	}
 	s, err := New(Options{Dir: dir, Limits: Limits{MaxBatch: 4096}, Wave: wave})
 	if err != nil {

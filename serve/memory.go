@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // A memory on disk is a folder DIR/NAME holding
@@ -38,6 +40,13 @@ type memory struct {
 	// wmu serializes the writers: the append of a record, its
 	// application and the publication of the model, snapshots and close.
 	wmu sync.Mutex
+	// qmu guards queue, the additions waiting for a writer (add).
+	qmu   sync.Mutex
+	queue []*queuedAdd
+	// readers counts the additions whose bodies are being read, and
+	// readersDone hears when it falls to 0 (reading, awaitReaders).
+	readers     atomic.Int32
+	readersDone chan struct{}
 	// mu guards m and seq. A DrDAM is copied on write: a writer stores a
 	// batch in a copy of the model (T copied, the projection shared),
 	// outside mu, and publishes it under mu; a published DrDAM is never
@@ -86,7 +95,7 @@ func openMemory(dir, name string) (*memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "memory.json"), err)
 	}
-	mem := &memory{name: name, dir: dir, cfg: c}
+	mem := &memory{name: name, dir: dir, cfg: c, readersDone: make(chan struct{}, 1)}
 	if err := mem.loadSnapshot(); err != nil {
 		return nil, err
 	}
@@ -199,6 +208,20 @@ func copyOnWrite(m dam.Memory, wave time.Duration) (dam.Memory, bool, error) {
 	return n, true, nil
 }
 
+// writing is how a server's memories write: its options (Options.
+// SnapshotEvery and Options.Wave), its compute gate, and the metrics of
+// the writes (nil for none).
+type writing struct {
+	every int
+	wave  time.Duration
+	gate  chan struct{}
+	apply *prometheus.HistogramVec // seconds applying a record to the model, by operation
+	group prometheus.Histogram     // additions per record (add)
+}
+
+// opNames names the operations in the metrics.
+var opNames = map[byte]string{opAdd: "add", opRemove: "remove", opMerge: "merge"}
+
 // errClosed is the error of a memory deleted or shut down meanwhile.
 var errClosed = errors.New("the memory was deleted or the server is shutting down")
 
@@ -207,6 +230,12 @@ var errClosed = errors.New("the memory was deleted or the server is shutting dow
 // model. check runs first, on the model (so that a removal can be checked
 // against the count), and may refuse the record. The work of the
 // application passes the server's compute gate (see Server).
+func (mem *memory) write(r record, check func(m dam.Memory) error, wr *writing) error {
+	mem.wmu.Lock()
+	return mem.writeHeld(r, check, wr)
+}
+
+// writeHeld is write with wmu held; it releases it.
 //
 // The sync runs after wmu is released, so that the next writer's append
 // and application (CPU) overlap this one's sync (I/O); the records are in
@@ -214,8 +243,7 @@ var errClosed = errors.New("the memory was deleted or the server is shutting dow
 // sync that covers its record has returned. A query may see a write whose
 // sync is still under way: if the machine dies then, that write, never
 // acknowledged, may be lost, as a write in flight may.
-func (mem *memory) write(r record, check func(m dam.Memory) error, every int, wave time.Duration, gate chan struct{}) error {
-	mem.wmu.Lock()
+func (mem *memory) writeHeld(r record, check func(m dam.Memory) error, wr *writing) error {
 	unlocked := false
 	defer func() {
 		if !unlocked {
@@ -235,9 +263,10 @@ func (mem *memory) write(r record, check func(m dam.Memory) error, every int, wa
 	if err := mem.log.append(r); err != nil {
 		return err
 	}
-	next, copied, err := copyOnWrite(cur, wave)
+	next, copied, err := copyOnWrite(cur, wr.wave)
 	if err == nil {
-		gate <- struct{}{}
+		wr.gate <- struct{}{}
+		t0 := time.Now()
 		if copied {
 			err = mem.applyTo(next, r)
 		} else {
@@ -245,7 +274,10 @@ func (mem *memory) write(r record, check func(m dam.Memory) error, every int, wa
 			err = mem.applyTo(next, r)
 			mem.mu.Unlock()
 		}
-		<-gate
+		<-wr.gate
+		if wr.apply != nil {
+			wr.apply.WithLabelValues(opNames[r.op]).Observe(time.Since(t0).Seconds())
+		}
 	}
 	if err != nil {
 		// The model refused what the checks let through (a T that would
@@ -261,7 +293,7 @@ func (mem *memory) write(r record, check func(m dam.Memory) error, every int, wa
 	mem.m, mem.seq = next, r.seq
 	mem.mu.Unlock()
 	mem.pending++
-	if every > 0 && mem.pending >= every {
+	if wr.every > 0 && mem.pending >= wr.every {
 		if err := mem.snapshotLocked(); err != nil { // syncs the model file, and empties the log
 			return fmt.Errorf("the snapshot after the write failed: %w", err)
 		}
@@ -271,6 +303,139 @@ func (mem *memory) write(r record, check func(m dam.Memory) error, every int, wa
 	unlocked = true
 	mem.wmu.Unlock()
 	return log.sync()
+}
+
+// A writer that had to wait for another write leaves the processors
+// idle for linger before it takes the queue, and then waits, at most
+// maxLinger, for the additions whose bodies are being read
+// (awaitReaders), so that the additions that arrived during the other
+// write join its group rather than wait for a whole write each. While a
+// write computes on every core the server reads little of its clients'
+// requests (Go polls the network when a processor is idle, or every
+// 10 ms): the bodies that arrived meanwhile are read in the moment
+// between two writes, and without the linger the first of them would
+// start the next write alone. A lone client, whose additions never wait
+// for a write, never lingers.
+const (
+	linger    = time.Millisecond
+	maxLinger = 2 * time.Millisecond
+)
+
+// reading counts an addition whose body is being read (the handler calls
+// it before reading); the function it returns says that the body is read
+// (or refused), and may be called more than once.
+func (mem *memory) reading() (done func()) {
+	mem.readers.Add(1)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			if mem.readers.Add(-1) == 0 {
+				select {
+				case mem.readersDone <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
+}
+
+// awaitReaders waits, at most maxLinger, until no addition's body is
+// being read.
+func (mem *memory) awaitReaders() {
+	if mem.readers.Load() == 0 {
+		return
+	}
+	t := time.NewTimer(maxLinger)
+	defer t.Stop()
+	for mem.readers.Load() > 0 {
+		select {
+		case <-mem.readersDone:
+		case <-t.C:
+			return
+		}
+	}
+}
+
+// maxGroup bounds the values (rows × D) of the additions that add
+// combines into one record: 32 MiB of float64, some 5 000 patterns of
+// D = 784 (a request larger than that is written alone).
+const maxGroup = 1 << 22
+
+// queuedAdd is an addition waiting in a memory's queue (add).
+type queuedAdd struct {
+	data []float64
+	rows int
+	done chan error
+}
+
+// add adds rows patterns (data, rows×D) durably, as write does; additions
+// that arrive while another write is under way wait in a queue, and the
+// writer that next holds wmu takes as many of them as maxGroup allows and
+// writes them as one record (one append, one application, one sync: a
+// group commit). A group is one Add of all its rows, both live and when
+// the log is replayed, so the model after a restart is the same, bit for
+// bit, as the one that answered; one larger Add is also faster than
+// several small ones (fewer passes over the features: BENCHMARKS.md, "The
+// memory service under load"). Each request is answered when the record
+// that holds it is durable. If a group fails as a whole (the model refuses
+// it), its additions are written again one by one, so that each gets its
+// own answer.
+func (mem *memory) add(data []float64, rows int, read func(), wr *writing) error {
+	me := &queuedAdd{data: data, rows: rows, done: make(chan error, 1)}
+	mem.qmu.Lock()
+	mem.queue = append(mem.queue, me)
+	mem.qmu.Unlock()
+	read() // queued: a writer need not wait for it
+	for {
+		select {
+		case err := <-me.done:
+			return err
+		default:
+		}
+		if !mem.wmu.TryLock() {
+			// Another write is under way: the server is busy writing,
+			// and the requests that arrived meanwhile are mostly unread.
+			mem.wmu.Lock()
+			time.Sleep(linger)
+		}
+		mem.awaitReaders()
+		mem.qmu.Lock()
+		n, size := 0, 0
+		for n < len(mem.queue) && (n == 0 || size+len(mem.queue[n].data) <= maxGroup) {
+			size += len(mem.queue[n].data)
+			n++
+		}
+		group := slices.Clone(mem.queue[:n])
+		mem.queue = slices.Delete(mem.queue, 0, n)
+		mem.qmu.Unlock()
+		if n == 0 {
+			// Another writer took this addition: it answers.
+			mem.wmu.Unlock()
+			return <-me.done
+		}
+		r := record{op: opAdd, cols: mem.cfg.D, rows: group[0].rows, data: group[0].data}
+		if n > 1 {
+			r.data = make([]float64, 0, size)
+			r.rows = 0
+			for _, q := range group {
+				r.data = append(r.data, q.data...)
+				r.rows += q.rows
+			}
+		}
+		if wr.group != nil {
+			wr.group.Observe(float64(n))
+		}
+		err := mem.writeHeld(r, nil, wr)
+		if err != nil && n > 1 && !errors.Is(err, errClosed) {
+			for _, q := range group {
+				q.done <- mem.write(record{op: opAdd, cols: mem.cfg.D, rows: q.rows, data: q.data}, nil, wr)
+			}
+			continue
+		}
+		for _, q := range group {
+			q.done <- err
+		}
+	}
 }
 
 // snapshotLocked writes a snapshot of every record applied and empties

@@ -56,14 +56,15 @@ type Options struct {
 	// SnapshotEvery is the number of logged writes after which a memory
 	// writes a snapshot and empties its log (0: 1000).
 	SnapshotEvery int
-	// Wave, if > 0, applies each write to a DrDAM in waves of about that
-	// long (dam.DrDAM.SetWave). Between waves the cores are idle for a
-	// moment, and Go's scheduler reads the requests that arrived meanwhile;
-	// without waves a query that arrives during a write waits for all of it
-	// (or for Go's network poll, every 10 ms). 4 ms halves the 99th
-	// percentile of an energy query under 16 writing clients, for some 6%
-	// fewer additions per second (BENCHMARKS.md, "The memory service under
-	// load"). 0, the default, applies a write in one piece.
+	// Wave applies each write to a DrDAM in waves of about that long
+	// (dam.DrDAM.SetWave): between waves the cores are idle for a moment,
+	// and Go's scheduler reads the requests that arrived meanwhile;
+	// without waves a query that arrives during a write waits for all of
+	// it (or for Go's network poll, every 10 ms). 0 takes DefaultWave; a
+	// negative Wave applies a write in one piece. Waves of 4 ms bring the
+	// 99th percentile of an energy query under 16 writing clients from
+	// some 20 ms to under 10, for about 2% of the additions' rate
+	// (BENCHMARKS.md, "The memory service under load").
 	Wave time.Duration
 	// Log receives a line per memory opened and per log repaired (nil:
 	// slog.Default()).
@@ -79,6 +80,8 @@ type Server struct {
 	reg     *prometheus.Registry
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
+	apply   *prometheus.HistogramVec // writing.apply
+	group   prometheus.Histogram     // writing.group
 	mux     *http.ServeMux
 	// gate admits the heavy computations (a descent step, a write's
 	// application, an energy batch of more than gateFree queries): half
@@ -86,7 +89,11 @@ type Server struct {
 	// every core. A small energy query passes beside them, so that it is
 	// not queued behind the steps of many descents.
 	gate chan struct{}
+	wr   *writing // how the memories write (memory.go)
 }
+
+// DefaultWave is the waves of Options.Wave when it is 0.
+const DefaultWave = 4 * time.Millisecond
 
 // gateFree is the largest energy batch that does not wait for the gate.
 const gateFree = 16
@@ -110,6 +117,12 @@ func New(opt Options) (*Server, error) {
 	orDefault(&l.Timeout, d.Timeout)
 	if opt.SnapshotEvery <= 0 {
 		opt.SnapshotEvery = 1000
+	}
+	switch {
+	case opt.Wave == 0:
+		opt.Wave = DefaultWave
+	case opt.Wave < 0:
+		opt.Wave = 0 // in one piece (dam.DrDAM.SetWave)
 	}
 	if opt.Log == nil {
 		opt.Log = slog.Default()
@@ -139,6 +152,7 @@ func New(opt Options) (*Server, error) {
 		s.mems[e.Name()] = mem
 	}
 	s.metrics()
+	s.wr = &writing{every: opt.SnapshotEvery, wave: opt.Wave, gate: s.gate, apply: s.apply, group: s.group}
 	s.routes()
 	return s, nil
 }
@@ -190,7 +204,11 @@ func (s *Server) metrics() {
 	s.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "drdam_requests_total", Help: "HTTP requests, by route and status."}, []string{"route", "code"})
 	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "drdam_request_seconds", Help: "Time to answer a request, by route.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 18)}, []string{"route"})
-	s.reg.MustRegister(s.reqs, s.latency, memCollector{s},
+	s.apply = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "drdam_write_apply_seconds", Help: "Time a write (a record of the log) takes to apply to the model, by operation: its sum over a span of time, against the span, is how busy the writes kept the server.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16)}, []string{"op"})
+	s.group = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "drdam_add_group_requests", Help: "Additions written as one record (group commit: the additions that arrived while another write was under way).",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 8)})
+	s.reg.MustRegister(s.reqs, s.latency, s.apply, s.group, memCollector{s},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 

@@ -358,3 +358,69 @@ func TestConcurrentClients(t *testing.T) {
 		t.Errorf("energies %v, a model of every batch %v", en.Energy, e)
 	}
 }
+
+// TestGroupCommit: additions that wait while another write holds the
+// memory are written as one record (one sequence number), each answered
+// with the count after it; the model reopened from the log alone has T
+// equal bit for bit to the one that answered (the group is replayed as
+// the one Add it was).
+func TestGroupCommit(t *testing.T) {
+	dir := t.TempDir()
+	const d, per, clients = 8, 5, 3
+	s, err := New(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	url := hs.URL
+	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "y": 1000, "projection": "structured"}, nil)
+	mem := s.mems["m"]
+	mem.wmu.Lock() // a write under way
+	var wg sync.WaitGroup
+	counts := make([]int, clients)
+	for c := range clients {
+		wg.Go(func() {
+			var out struct{ Added, Count int }
+			if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": api.RowsOf(patterns(per, d, c), d)}, &out); st != 200 || out.Added != per {
+				t.Errorf("add: %d %s", st, b)
+			}
+			counts[c] = out.Count
+		})
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		mem.qmu.Lock()
+		n := len(mem.queue)
+		mem.qmu.Unlock()
+		if n == clients {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d additions queued after 10 s, want %d", n, clients)
+		}
+	}
+	mem.wmu.Unlock()
+	wg.Wait()
+	for c, n := range counts {
+		if n != clients*per {
+			t.Errorf("client %d was answered count %d, want the group's %d", c, n, clients*per)
+		}
+	}
+	var info MemoryInfo
+	if call(t, "GET", url+"/v1/memories/m", nil, &info); info.Count != clients*per || info.Seq != 1 {
+		t.Fatalf("after the group: %+v, want %d patterns in one record", info, clients*per)
+	}
+	live := mem.m.(*dam.DrDAM).Sum().T
+	hs.Close()
+	mem.log.close() // a crash: the log is all there is
+	s2, err := New(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	got := s2.mems["m"].m.(*dam.DrDAM).Sum().T
+	for i := range live {
+		if math.Float64bits(got[i]) != math.Float64bits(live[i]) {
+			t.Fatalf("T[%d] replayed %v, live %v: want the same bits", i, got[i], live[i])
+		}
+	}
+}

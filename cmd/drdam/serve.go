@@ -36,7 +36,7 @@ Example:
 	addr := fs.String("addr", "127.0.0.1:7077", "address to listen on")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token that every request must carry (or DRDAM_TOKEN)")
 	snapEvery := fs.Count("snapshot-every", 1000, 1, maxCount, "writes after which a memory is snapshotted and its log emptied")
-	wave := fs.Duration("wave", 0, "apply writes to a DrDAM in waves of about this long (e.g. 4ms), so that queries arriving during a write are read within a wave: lower query latency under writes, fewer additions per second (0: in one piece)")
+	wave := fs.Duration("wave", serve.DefaultWave, "apply writes to a DrDAM in waves of about this long, so that queries arriving during a write are read within a wave (0: in one piece, which keeps queries waiting for a whole write)")
 	fs.require("data")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -59,7 +59,11 @@ Example:
 		return usagef("--addr %s: without a token (--token-file or DRDAM_TOKEN) drdam serve listens only on a loopback address (127.0.0.1, ::1, localhost)", *addr)
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
-	srv, err := serve.New(serve.Options{Dir: *data, Token: token, SnapshotEvery: *snapEvery, Wave: *wave, Log: log})
+	w := *wave
+	if w == 0 {
+		w = -1 // serve.Options: in one piece
+	}
+	srv, err := serve.New(serve.Options{Dir: *data, Token: token, SnapshotEvery: *snapEvery, Wave: w, Log: log})
 	if err != nil {
 		return err
 	}
