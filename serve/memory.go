@@ -379,7 +379,7 @@ type queuedAdd struct {
 // memory service under load"). Each request is answered when the record
 // that holds it is durable. If a group fails as a whole (the model refuses
 // it), its additions are written again one by one, so that each gets its
-// own answer.
+// own answer. read is called once the addition is queued (see reading).
 func (mem *memory) add(data []float64, rows int, read func(), wr *writing) error {
 	me := &queuedAdd{data: data, rows: rows, done: make(chan error, 1)}
 	mem.qmu.Lock()
@@ -392,10 +392,22 @@ func (mem *memory) add(data []float64, rows int, read func(), wr *writing) error
 			return err
 		default:
 		}
-		if !mem.wmu.TryLock() {
-			// Another write is under way: the server is busy writing,
-			// and the requests that arrived meanwhile are mostly unread.
+		waited := !mem.wmu.TryLock()
+		if waited {
 			mem.wmu.Lock()
+		}
+		mem.qmu.Lock()
+		queued := slices.Contains(mem.queue, me)
+		mem.qmu.Unlock()
+		if !queued {
+			// Another writer took this addition: it answers. (Every
+			// addition still queued has its own writer waiting.)
+			mem.wmu.Unlock()
+			return <-me.done
+		}
+		if waited {
+			// Another write was under way: the server is busy writing,
+			// and the requests that arrived meanwhile are mostly unread.
 			time.Sleep(linger)
 		}
 		mem.awaitReaders()
@@ -408,11 +420,6 @@ func (mem *memory) add(data []float64, rows int, read func(), wr *writing) error
 		group := slices.Clone(mem.queue[:n])
 		mem.queue = slices.Delete(mem.queue, 0, n)
 		mem.qmu.Unlock()
-		if n == 0 {
-			// Another writer took this addition: it answers.
-			mem.wmu.Unlock()
-			return <-me.done
-		}
 		r := record{op: opAdd, cols: mem.cfg.D, rows: group[0].rows, data: group[0].data}
 		if n > 1 {
 			r.data = make([]float64, 0, size)
