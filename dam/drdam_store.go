@@ -344,7 +344,11 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		start := time.Now()
 		task.Run(n)
 		el := max(time.Since(start), time.Microsecond)
-		size = max(len(bufs), int(float64(n)*float64(m.wave)/float64(el)))
+		// A whole number of blocks per worker: a block of a 256-row
+		// chunk takes a millisecond or more, and a wave of 3 blocks on 2
+		// workers would keep one of them idle a third of the time.
+		w := len(bufs)
+		size = max(w, int(math.Round(float64(n)*float64(m.wave)/float64(el)/float64(w)))*w)
 		w0 += n
 	}
 }
