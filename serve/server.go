@@ -62,9 +62,10 @@ type Options struct {
 	// without waves a query that arrives during a write waits for all of
 	// it (or for Go's network poll, every 10 ms). 0 takes DefaultWave; a
 	// negative Wave applies a write in one piece. Waves of 4 ms bring the
-	// 99th percentile of an energy query under 16 writing clients from
-	// some 20 ms to under 10, for about 2% of the additions' rate
-	// (BENCHMARKS.md, "The memory service under load").
+	// 99th percentile of an energy query under 16 clients adding and
+	// recalling from 22 ms to 9–10 ms; they cost 2% of Add's rate in the
+	// library, and the load test's additions kept 77–83% of it with them,
+	// 86–90% without (BENCHMARKS.md, "The memory service under load").
 	Wave time.Duration
 	// Log receives a line per memory opened and per log repaired (nil:
 	// slog.Default()).
