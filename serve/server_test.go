@@ -228,19 +228,28 @@ func testAPI(t *testing.T, wave time.Duration) {
 	}
 }
 
+// crashingServer starts a server on dir holding the memory m (D = d,
+// Y = 1000, structured) that the test does not close: closing hs and the
+// memory's log is a crash, the log all that is left.
+func crashingServer(t *testing.T, dir string, d int) (*Server, *httptest.Server) {
+	t.Helper()
+	s, err := New(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler())
+	call(t, "PUT", hs.URL+"/v1/memories/m", map[string]any{"d": d, "y": 1000, "projection": "structured"}, nil)
+	return s, hs
+}
+
 // TestRestart: a memory whose server stops without a snapshot (as after
 // kill -9) reopens with every acknowledged write, applied from its log;
 // a torn last record is cut off and the memory is as before it.
 func TestRestart(t *testing.T) {
 	dir := t.TempDir()
 	const d = 8
-	s, err := New(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
+	s, hs := crashingServer(t, dir, d)
 	url := hs.URL
-	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "y": 1000, "projection": "structured"}, nil)
 	x := patterns(30, d, 2)
 	for i := range 3 {
 		if st, b := call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": api.RowsOf(x[i*10*d:(i+1)*10*d], d)}, nil); st != 200 {
@@ -367,13 +376,8 @@ func TestConcurrentClients(t *testing.T) {
 func TestGroupCommit(t *testing.T) {
 	dir := t.TempDir()
 	const d, per, clients = 8, 5, 3
-	s, err := New(Options{Dir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := httptest.NewServer(s.Handler())
+	s, hs := crashingServer(t, dir, d)
 	url := hs.URL
-	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "y": 1000, "projection": "structured"}, nil)
 	mem := s.mems["m"]
 	mem.wmu.Lock() // a write under way
 	var wg sync.WaitGroup
