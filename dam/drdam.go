@@ -35,7 +35,7 @@ type drEngine interface {
 	energyGrad(m *DrDAM, e, grad, x []float64, floor []bool) error
 	update(m *DrDAM, patterns, lw []float64, sign float64)
 	invalidate()     // T changed
-	share() drEngine // a fresh engine on the same projection layout
+	share() drEngine // a fresh engine on the same projection layout, sharing the workspaces
 }
 
 // NewDrDAM returns an empty DrDAM whose projection and bias are generated
@@ -301,8 +301,8 @@ type drCompute[T kern.Float] struct {
 	src  blocks[T]
 	bias []T
 	mu   sync.Mutex
-	p    *rowParams[T] // nil when T has changed since it was built
-	ws   cache[drWork[T]]
+	p    *rowParams[T]     // nil when T has changed since it was built
+	ws   *cache[drWork[T]] // shared with the copies (share)
 }
 
 type drWork[T kern.Float] struct {
@@ -311,7 +311,7 @@ type drWork[T kern.Float] struct {
 }
 
 func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
-	c := &drCompute[T]{src: src}
+	c := &drCompute[T]{src: src, ws: new(cache[drWork[T]])}
 	if bias != nil {
 		_, rows := src.count()
 		c.bias = padTo[T](bias, rows, 0, 0)
@@ -319,7 +319,9 @@ func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
 	return c
 }
 
-func (c *drCompute[T]) share() drEngine { return &drCompute[T]{src: c.src, bias: c.bias} }
+func (c *drCompute[T]) share() drEngine {
+	return &drCompute[T]{src: c.src, bias: c.bias, ws: c.ws}
+}
 
 func (c *drCompute[T]) invalidate() {
 	c.mu.Lock()
@@ -365,8 +367,8 @@ func (c *drCompute[T]) params(m *DrDAM) *rowParams[T] {
 
 func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64, floor []bool) error {
 	p := c.params(m)
-	w, release := c.ws.get()
-	defer release()
+	w := c.ws.get()
+	defer c.ws.put(w)
 	cfg := m.cfg
 	d, y, beta := cfg.D, cfg.Y, cfg.Beta
 	b := len(e)

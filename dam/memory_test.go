@@ -273,3 +273,38 @@ func TestWaveSameT(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkspaceCache: the workspaces that concurrent evaluations took are
+// reused once put back (the second of two at once is not made anew each
+// time), at most maxIdle are kept, and a DrDAM's copies (WithBeta) share
+// their original's cache, so that the first query on a copy (the
+// service's copy on write, after every write) does not build them again.
+func TestWorkspaceCache(t *testing.T) {
+	var c cache[[64]float64]
+	a, b := c.get(), c.get()
+	if a == b {
+		t.Fatal("two workspaces in use at once are the same")
+	}
+	c.put(a)
+	c.put(b)
+	if x, y := c.get(), c.get(); !(x == b && y == a) {
+		t.Errorf("after putting back two workspaces, got %p and %p, want %p and %p again", x, y, b, a)
+	}
+	for range maxIdle + 3 {
+		c.put(new([64]float64))
+	}
+	if len(c.idle) != maxIdle {
+		t.Errorf("%d idle workspaces kept, want at most %d", len(c.idle), maxIdle)
+	}
+	m, err := NewDrDAM(Config{D: 4, Beta: 1, Y: 64})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := m.WithBeta(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.eng.(*drCompute[float64]).ws != n.eng.(*drCompute[float64]).ws {
+		t.Error("a copy made by WithBeta has a cache of its own, want its original's")
+	}
+}

@@ -191,20 +191,40 @@ func grow(s []float64, n int) []float64 {
 	return make([]float64, n)
 }
 
-// cache holds one reusable workspace. A caller that finds it in use (a
-// concurrent EnergyGrad) gets a fresh one, so single-goroutine use
-// allocates nothing after the first call while concurrent use stays safe.
+// cache keeps the workspaces of a model's evaluations for reuse: a call
+// takes an idle one (or makes one if there is none) and puts it back when
+// done, so that concurrent evaluations (an energy query beside a
+// descent's step) each reuse their own, and use from one goroutine
+// allocates nothing after the first call. The copies of a DrDAM (WithBeta,
+// the service's copy on write) share their original's cache: a workspace
+// holds buffers of the projection's shapes, not T.
 type cache[W any] struct {
-	mu sync.Mutex
-	w  W
+	mu   sync.Mutex
+	idle []*W
 }
 
-// get returns a workspace and the function that releases it.
-func (c *cache[W]) get() (w *W, release func()) {
-	if c.mu.TryLock() {
-		return &c.w, c.mu.Unlock
+// maxIdle bounds the idle workspaces a cache keeps.
+const maxIdle = 8
+
+// get returns an idle workspace, or a new one.
+func (c *cache[W]) get() *W {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n := len(c.idle); n > 0 {
+		w := c.idle[n-1]
+		c.idle = c.idle[:n-1]
+		return w
 	}
-	return new(W), func() {}
+	return new(W)
+}
+
+// put returns a workspace that get gave.
+func (c *cache[W]) put(w *W) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.idle) < maxIdle {
+		c.idle = append(c.idle, w)
+	}
 }
 
 func inf(sign int) float64 { return math.Inf(sign) }

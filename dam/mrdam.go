@@ -210,8 +210,8 @@ func (c *mrCompute[T]) state(m *MrDAM) (*stored[T], *rowParams[T]) {
 
 func (c *mrCompute[T]) energyGrad(m *MrDAM, e, grad, x []float64) {
 	src, p := c.state(m)
-	w, release := c.ws.get()
-	defer release()
+	w := c.ws.get()
+	defer c.ws.put(w)
 	d, beta := m.cfg.D, m.cfg.Beta
 	b := len(e)
 	w.ev.run(src, p, x, beta, grad)
