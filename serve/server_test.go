@@ -226,6 +226,14 @@ func testAPI(t *testing.T, wave time.Duration) {
 			t.Errorf("GET %s: %d", p, st)
 		}
 	}
+	// The writes' metrics (docs/serve.md lists them): the additions above
+	// were records applied, each of at least one request.
+	_, b := call(t, "GET", url+"/metrics", nil, nil)
+	for _, series := range []string{`drdam_write_apply_seconds_count{op="add"}`, `drdam_write_apply_seconds_count{op="remove"}`, "drdam_add_group_requests_count"} {
+		if !strings.Contains(string(b), series+" ") || strings.Contains(string(b), series+" 0\n") {
+			t.Errorf("/metrics has no %s, or 0", series)
+		}
+	}
 }
 
 // crashingServer starts a server on dir holding the memory m (D = d,
