@@ -243,7 +243,7 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 		return nil
 	}
 	if op == opAdd {
-		err = mem.add(x, k, read, s.wr)
+		err = mem.add(x, read, s.wr)
 	} else {
 		err = mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.wr)
 	}

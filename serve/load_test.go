@@ -147,6 +147,11 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		}
 		return 0 // not yet observed
 	}
+	// writeStats returns the seconds the server's additions spent applying
+	// records, the requests they wrote and the records they made.
+	writeStats := func() (apply, requests, records float64) {
+		return scrape(`drdam_write_apply_seconds_sum{op="add"}`), scrape("drdam_add_group_requests_sum"), scrape("drdam_add_group_requests_count")
+	}
 	energyBody, _ := json.Marshal(map[string]any{"queries": [][]float64{q}})
 	if _, err := send("POST", url+"/patterns", "application/x-npy", batch(0)); err != nil {
 		b.Fatal(err)
@@ -177,7 +182,7 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		var next atomic.Int64
 		next.Store(int64(lo))
 		c0 := busyCPU()
-		a0, g0, n0 := scrape("drdam_write_apply_seconds_sum{op=\"add\"}"), scrape("drdam_add_group_requests_sum"), scrape("drdam_add_group_requests_count")
+		a0, g0, n0 := writeStats()
 		t0 := time.Now()
 		for range clients {
 			wg.Go(func() {
@@ -196,7 +201,7 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		wg.Wait()
 		srvTime += time.Since(t0)
 		clientCPU += busyCPU() - c0
-		a1, g1, n1 := scrape("drdam_write_apply_seconds_sum{op=\"add\"}"), scrape("drdam_add_group_requests_sum"), scrape("drdam_add_group_requests_count")
+		a1, g1, n1 := writeStats()
 		b.Logf("adds, round %d: %g requests in %g records, %.2f s applying of %.2f s", r, g1-g0, n1-n0, a1-a0, time.Since(t0).Seconds())
 		applyTime += a1 - a0
 		grouped += g1 - g0

@@ -363,12 +363,11 @@ const maxGroup = 1 << 22
 
 // queuedAdd is an addition waiting in a memory's queue (add).
 type queuedAdd struct {
-	data []float64
-	rows int
+	data []float64 // rows × D
 	done chan error
 }
 
-// add adds rows patterns (data, rows×D) durably, as write does; additions
+// add adds the patterns data (rows × D) durably, as write does; additions
 // that arrive while another write is under way wait in a queue, and the
 // writer that next holds wmu takes as many of them as maxGroup allows and
 // writes them as one record (one append, one application, one sync: a
@@ -380,8 +379,8 @@ type queuedAdd struct {
 // that holds it is durable. If a group fails as a whole (the model refuses
 // it), its additions are written again one by one, so that each gets its
 // own answer. read is called once the addition is queued (see reading).
-func (mem *memory) add(data []float64, rows int, read func(), wr *writing) error {
-	me := &queuedAdd{data: data, rows: rows, done: make(chan error, 1)}
+func (mem *memory) add(data []float64, read func(), wr *writing) error {
+	me := &queuedAdd{data: data, done: make(chan error, 1)}
 	mem.qmu.Lock()
 	mem.queue = append(mem.queue, me)
 	mem.qmu.Unlock()
@@ -420,22 +419,20 @@ func (mem *memory) add(data []float64, rows int, read func(), wr *writing) error
 		group := slices.Clone(mem.queue[:n])
 		mem.queue = slices.Delete(mem.queue, 0, n)
 		mem.qmu.Unlock()
-		r := record{op: opAdd, cols: mem.cfg.D, rows: group[0].rows, data: group[0].data}
+		data := group[0].data
 		if n > 1 {
-			r.data = make([]float64, 0, size)
-			r.rows = 0
+			data = make([]float64, 0, size)
 			for _, q := range group {
-				r.data = append(r.data, q.data...)
-				r.rows += q.rows
+				data = append(data, q.data...)
 			}
 		}
 		if wr.group != nil {
 			wr.group.Observe(float64(n))
 		}
-		err := mem.writeHeld(r, nil, wr)
+		err := mem.writeHeld(mem.addRecord(data), nil, wr)
 		if err != nil && n > 1 && !errors.Is(err, errClosed) {
 			for _, q := range group {
-				q.done <- mem.write(record{op: opAdd, cols: mem.cfg.D, rows: q.rows, data: q.data}, nil, wr)
+				q.done <- mem.write(mem.addRecord(q.data), nil, wr)
 			}
 			continue
 		}
@@ -443,6 +440,12 @@ func (mem *memory) add(data []float64, rows int, read func(), wr *writing) error
 			q.done <- err
 		}
 	}
+}
+
+// addRecord is the record that adds the patterns data (rows × D).
+func (mem *memory) addRecord(data []float64) record {
+	d := mem.cfg.D
+	return record{op: opAdd, rows: len(data) / d, cols: d, data: data}
 }
 
 // snapshotLocked writes a snapshot of every record applied and empties

@@ -81,8 +81,6 @@ type Server struct {
 	reg     *prometheus.Registry
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
-	apply   *prometheus.HistogramVec // writing.apply
-	group   prometheus.Histogram     // writing.group
 	mux     *http.ServeMux
 	// gate admits the heavy computations (a descent step, a write's
 	// application, an energy batch of more than gateFree queries): half
@@ -152,8 +150,8 @@ func New(opt Options) (*Server, error) {
 		opt.Log.Info("memory opened", "name", e.Name(), "patterns", mem.m.Len(), "seq", mem.seq)
 		s.mems[e.Name()] = mem
 	}
+	s.wr = &writing{every: opt.SnapshotEvery, wave: opt.Wave, gate: s.gate}
 	s.metrics()
-	s.wr = &writing{every: opt.SnapshotEvery, wave: opt.Wave, gate: s.gate, apply: s.apply, group: s.group}
 	s.routes()
 	return s, nil
 }
@@ -199,17 +197,18 @@ func (s *Server) auth(next http.Handler) http.Handler {
 	})
 }
 
-// metrics registers the server's Prometheus metrics.
+// metrics registers the server's Prometheus metrics (those of the writes
+// in s.wr).
 func (s *Server) metrics() {
 	s.reg = prometheus.NewRegistry()
 	s.reqs = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "drdam_requests_total", Help: "HTTP requests, by route and status."}, []string{"route", "code"})
 	s.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "drdam_request_seconds", Help: "Time to answer a request, by route.",
 		Buckets: prometheus.ExponentialBuckets(0.0005, 2, 18)}, []string{"route"})
-	s.apply = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "drdam_write_apply_seconds", Help: "Time a write (a record of the log) takes to apply to the model, by operation: its sum over a span of time, against the span, is how busy the writes kept the server.",
+	s.wr.apply = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "drdam_write_apply_seconds", Help: "Time a write (a record of the log) takes to apply to the model, by operation: its sum over a span of time, against the span, is how busy the writes kept the server.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 16)}, []string{"op"})
-	s.group = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "drdam_add_group_requests", Help: "Additions written as one record (group commit: the additions that arrived while another write was under way).",
+	s.wr.group = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "drdam_add_group_requests", Help: "Additions written as one record (group commit: the additions that arrived while another write was under way).",
 		Buckets: prometheus.ExponentialBuckets(1, 2, 8)})
-	s.reg.MustRegister(s.reqs, s.latency, s.apply, s.group, memCollector{s},
+	s.reg.MustRegister(s.reqs, s.latency, s.wr.apply, s.wr.group, memCollector{s},
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
 
