@@ -116,6 +116,7 @@ type group[T kern.Float] struct {
 	s, m    []float64      // per query lane: sum (trig) or normalizer, and max (positive)
 	touched []bool         // per query lane: something accumulated (positive)
 	sc      scratch[T]     // the block source's scratch
+	lane    []float64      // TrigLane64's scratch (oneLane)
 }
 
 // eval evaluates Σ_α over the rows of a block source for a batch of
@@ -185,6 +186,9 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 			g.zn.Resize(b, d)
 		case ev.withGrad:
 			g.z.Resize(b, d)
+		}
+		if ev.oneLane(ev.nqp - 1) {
+			g.lane = grow(g.lane, 4*src.maxRows())
 		}
 		n := ev.nqp * l
 		g.s = grow(g.s, n)
@@ -301,6 +305,15 @@ func (ev *eval[T]) finishGroup(g *group[T]) {
 	}
 }
 
+// oneLane reports whether the trigonometric pass of query panel qp takes
+// its one query's lane alone (vmath.TrigLane64): the panel holds one query
+// (the batch's last panel, B = 1 mod L), in float64. (In float32 the lane
+// pass would need float32 FMAs that Go has not; a batch of one query
+// there computes all L lanes.)
+func (ev *eval[T]) oneLane(qp int) bool {
+	return ev.p.trig && !is32[T]() && ev.b-qp*kern.Lanes[T]() == 1
+}
+
 // elementwise turns the phases h of the n rows from lo of a block into
 // gradient weights, query panel by query panel (elementwisePanel).
 func (ev *eval[T]) elementwise(g *group[T], h []T, lo, n int) {
@@ -327,7 +340,13 @@ func (ev *eval[T]) elementwisePanel(g *group[T], hq []T, qp, lo, n int) {
 	clear(acc)
 	s := g.s[qp*l : (qp+1)*l]
 	if p.trig {
-		trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
+		if ev.oneLane(qp) {
+			// One query in the panel: its lane alone, bit for bit what
+			// the whole panel's pass gives it, at about 1/L of the cost.
+			vmath.TrigLane64(f64(hq), f64(rows(p.bias)), f64(rows(p.r1)), f64(rows(p.r2)), f64(acc), l, 0, g.lane)
+		} else {
+			trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
+		}
 		for j, v := range acc {
 			s[j] += float64(v)
 		}

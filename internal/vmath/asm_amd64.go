@@ -3,6 +3,7 @@
 package vmath
 
 import (
+	"math"
 	"unsafe"
 
 	"github.com/drdam/drdam/internal/cpuid"
@@ -249,3 +250,69 @@ func expBlockWeights64(sum, h, lt, ltm, m []float64, q int) {
 		expBlockWeights64AVX2(&sum[0], &h[0], &lt[0], ptr(ltm), &m[0], len(h)/q, q)
 	}
 }
+
+// big64 is the end of the fast range of the float64 sine and cosine
+// kernels (vm64big): a lane with |x| > big64 is done in Go.
+const big64 = 0x1p29
+
+// trigLane64 is TrigLane64 with the assembly of this machine's level: the
+// lane's phases gathered, their sines and cosines by the SinCos64 kernel
+// (a vector with a lane beyond the fast range again with those lanes
+// zeroed, so that the others get the kernel's values), then the lane's
+// row-by-row pass with the fused operations of the TrigBlock64 kernel, or
+// trigRow64 on the rows beyond the fast range, as TrigBlock64 does them.
+func trigLane64(h, bias, tc, ts, acc []float64, q, l int, buf []float64) {
+	lv := cpuid.Current()
+	w := lanes(lv, 8)
+	if w == 0 || q%w != 0 { // where TrigBlock64 takes the portable path
+		trigLane64Go(h, bias, tc, ts, acc, q, l)
+		return
+	}
+	asm := sinCos64AVX2
+	if lv == cpuid.AVX512 {
+		asm = sinCos64AVX512
+	}
+	n := len(h) / q
+	x, sn, cs := buf[:n], buf[n:2*n], buf[2*n:3*n]
+	gatherLane64(&x[0], &h[l], q, ptr(bias), n)
+	for i := 0; i < n; {
+		i = asm(&sn[0], &cs[0], &x[0], n, i)
+		if i < n {
+			var v, s, c [8]float64
+			e := min(i+w, n)
+			for j := i; j < e; j++ {
+				if !(math.Abs(x[j]) > big64) { // NaN stays: the kernel's NaN
+					v[j-i] = x[j]
+				}
+			}
+			asm(&s[0], &c[0], &v[0], e-i, 0)
+			copy(sn[i:e], s[:e-i])
+			copy(cs[i:e], c[:e-i])
+			i = e
+		}
+	}
+	tsv := ts
+	if tsv == nil { // Cos: the kernels' ts is 0
+		tsv = buf[3*n : 4*n]
+		clear(tsv)
+	}
+	a := acc[l]
+	for r := 0; r < n; {
+		r, a = trigChain64(&h[l], q, &x[0], &tc[0], &tsv[0], &sn[0], &cs[0], n, r, a)
+		if r < n { // beyond the fast range: TrigBlock64's Go row
+			b, c, s := rowConsts(bias, tc, ts, r)
+			i := r*q + l
+			acc[l] = a
+			trigRow64(h[i:i+1], acc[l:l+1], b, c, s)
+			a = acc[l]
+			r++
+		}
+	}
+	acc[l] = a
+}
+
+//go:noescape
+func gatherLane64(x, h *float64, q int, bias *float64, n int)
+
+//go:noescape
+func trigChain64(h *float64, q int, x, tc, ts, sn, cs *float64, n, r int, acc float64) (int, float64)

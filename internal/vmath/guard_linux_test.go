@@ -51,6 +51,8 @@ func TestPageEnd(t *testing.T) {
 			n, q := bc.n, bc.q
 			p := func(k int, v float64) []float64 { return pageEnd(t, k, v) }
 			TrigBlock64(p(n*q, 1), p(n, 1), p(n, 1), p(n, 1), p(q, 0), q)
+			TrigLane64(p(n*q, 1), p(n, 1), p(n, 1), p(n, 1), p(q, 0), q, q-1, p(4*n, 0))
+			TrigLane64(p(n*q, 1), nil, p(n, 1), nil, p(q, 0), q, q-1, p(4*n, 0))
 			ExpBlockMax64(p(q, -1), p(n*q, 1), p(n, -1), p(n, -1), q)
 			ExpBlockWeights64(p(q, 0), p(n*q, 1), p(n, -1), p(n, -1), p(q, 2), q)
 		}

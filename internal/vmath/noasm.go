@@ -20,3 +20,7 @@ func expBlockWeights32(sum, h, lt, ltm, m []float32, q int) {
 func expBlockWeights64(sum, h, lt, ltm, m []float64, q int) {
 	expBlockWeightsGo(sum, h, lt, ltm, m, q)
 }
+
+func trigLane64(h, bias, tc, ts, acc []float64, q, l int, _ []float64) {
+	trigLane64Go(h, bias, tc, ts, acc, q, l)
+}
