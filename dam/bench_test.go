@@ -103,6 +103,37 @@ func BenchmarkDescentStep(b *testing.B) {
 	}
 }
 
+// BenchmarkOneQuery times the energy, and the energy and gradient, of one
+// query (a batch of one: what a descent of one query or drdam serve's
+// /energy evaluates) in a DrDAM of D = 784, Y = 10⁵ SinCos features with
+// the structured projection, in both precisions: the service's load test's
+// model (BENCHMARKS.md, "The memory service under load").
+func BenchmarkOneQuery(b *testing.B) {
+	const d, k, y = 784, 64, 100_000
+	xi := grayPatterns(7, k, d)
+	for _, prec := range benchPrecisions {
+		m := mustDrDAM(b, Config{D: d, Beta: 60, Y: y, Projection: features.Structured, Precision: prec}, xi)
+		q := flip(8, xi[:d], d, 0.3)
+		e, g := make([]float64, 1), make([]float64, d)
+		for _, grad := range []bool{false, true} {
+			name := "energy"
+			gr := []float64(nil)
+			if grad {
+				name, gr = "grad", g
+			}
+			b.Run(fmt.Sprintf("%v/%s", prec, name), func(b *testing.B) {
+				m.EnergyGrad(e, gr, q) // sizes the workspaces
+				b.ReportAllocs()
+				for b.Loop() {
+					if err := m.EnergyGrad(e, gr, q); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkAddCallSize stores 256 patterns of D = 784 in a DrDAM of
 // Y = 10⁵ SinCos features (structured) in calls of 8 to 256 rows: the
 // cost of a call beyond its rows (BENCHMARKS.md, "The memory service under

@@ -116,7 +116,7 @@ type group[T kern.Float] struct {
 	s, m    []float64      // per query lane: sum (trig) or normalizer, and max (positive)
 	touched []bool         // per query lane: something accumulated (positive)
 	sc      scratch[T]     // the block source's scratch
-	lane    []float64      // TrigLane64's scratch (oneLane)
+	lane    []T            // TrigLane's scratch (oneLane)
 }
 
 // eval evaluates Σ_α over the rows of a block source for a batch of
@@ -188,7 +188,7 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 			g.z.Resize(b, d)
 		}
 		if ev.oneLane(ev.nqp - 1) {
-			g.lane = grow(g.lane, 4*src.maxRows())
+			g.lane = growT(g.lane, 4*src.maxRows())
 		}
 		n := ev.nqp * l
 		g.s = grow(g.s, n)
@@ -306,12 +306,10 @@ func (ev *eval[T]) finishGroup(g *group[T]) {
 }
 
 // oneLane reports whether the trigonometric pass of query panel qp takes
-// its one query's lane alone (vmath.TrigLane64): the panel holds one query
-// (the batch's last panel, B = 1 mod L), in float64. (In float32 the lane
-// pass would need float32 FMAs that Go has not; a batch of one query
-// there computes all L lanes.)
+// its one query's lane alone (vmath.TrigLane32, TrigLane64): the panel
+// holds one query (the batch's last panel, B = 1 mod L).
 func (ev *eval[T]) oneLane(qp int) bool {
-	return ev.p.trig && !is32[T]() && ev.b-qp*kern.Lanes[T]() == 1
+	return ev.p.trig && ev.b-qp*kern.Lanes[T]() == 1
 }
 
 // elementwise turns the phases h of the n rows from lo of a block into
@@ -343,7 +341,7 @@ func (ev *eval[T]) elementwisePanel(g *group[T], hq []T, qp, lo, n int) {
 		if ev.oneLane(qp) {
 			// One query in the panel: its lane alone, bit for bit what
 			// the whole panel's pass gives it, at about 1/L of the cost.
-			vmath.TrigLane64(f64(hq), f64(rows(p.bias)), f64(rows(p.r1)), f64(rows(p.r2)), f64(acc), l, 0, g.lane)
+			trigLane(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l, g.lane)
 		} else {
 			trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
 		}
@@ -469,6 +467,14 @@ func trigBlock[T kern.Float](h, bias, tc, ts, acc []T, q int) {
 		vmath.TrigBlock32(f32(h), f32(bias), f32(tc), f32(ts), f32(acc), q)
 	} else {
 		vmath.TrigBlock64(f64(h), f64(bias), f64(tc), f64(ts), f64(acc), q)
+	}
+}
+
+func trigLane[T kern.Float](h, bias, tc, ts, acc []T, q int, buf []T) {
+	if is32[T]() {
+		vmath.TrigLane32(f32(h), f32(bias), f32(tc), f32(ts), f32(acc), q, 0, f32(buf))
+	} else {
+		vmath.TrigLane64(f64(h), f64(bias), f64(tc), f64(ts), f64(acc), q, 0, f64(buf))
 	}
 }
 

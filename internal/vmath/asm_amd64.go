@@ -3,7 +3,6 @@
 package vmath
 
 import (
-	"math"
 	"unsafe"
 
 	"github.com/drdam/drdam/internal/cpuid"
@@ -251,37 +250,58 @@ func expBlockWeights64(sum, h, lt, ltm, m []float64, q int) {
 	}
 }
 
-// big64 is the end of the fast range of the float64 sine and cosine
-// kernels (vm64big): a lane with |x| > big64 is done in Go.
-const big64 = 0x1p29
+// laneKernels are the kernels of TrigLane in one precision: the SinCos
+// kernels, the assembly gather and row-by-row chain (lane_amd64.s), the
+// Go code of TrigBlock's rows beyond the fast range, and the end of that
+// range (vm32big, vm64big: a lane with |x| > big is done in Go).
+type laneKernels[T float32 | float64] struct {
+	sinCos sinCosKernels[T]
+	gather func(x, h *T, q int, bias *T, n int)
+	chain  func(h *T, q int, x, tc, ts, sn, cs *T, n, r int, acc T) (int, T)
+	row    func(h, acc []T, b, c, s T)
+	big    T
+}
 
-// trigLane64 is TrigLane64 with the assembly of this machine's level: the
-// lane's phases gathered, their sines and cosines by the SinCos64 kernel
-// (a vector with a lane beyond the fast range again with those lanes
-// zeroed, so that the others get the kernel's values), then the lane's
-// row-by-row pass with the fused operations of the TrigBlock64 kernel, or
-// trigRow64 on the rows beyond the fast range, as TrigBlock64 does them.
+var (
+	lane32k = laneKernels[float32]{sinCos32k, gatherLane32, trigChain32, trigRow32, 0x1p20}
+	lane64k = laneKernels[float64]{sinCos64k, gatherLane64, trigChain64, trigRow64, 0x1p29}
+)
+
+func trigLane32(h, bias, tc, ts, acc []float32, q, l int, buf []float32) {
+	trigLaneWith(h, bias, tc, ts, acc, q, l, buf, lane32k)
+}
+
 func trigLane64(h, bias, tc, ts, acc []float64, q, l int, buf []float64) {
+	trigLaneWith(h, bias, tc, ts, acc, q, l, buf, lane64k)
+}
+
+// trigLaneWith is TrigLane with the assembly of this machine's level: the
+// lane's phases gathered, their sines and cosines by the SinCos kernel (a
+// vector with a lane beyond the fast range again with those lanes zeroed,
+// so that the others get the kernel's values), then the lane's row-by-row
+// pass with the fused operations of the TrigBlock kernel, or TrigBlock's
+// Go row on the rows beyond the fast range, as TrigBlock does them.
+func trigLaneWith[T float32 | float64](h, bias, tc, ts, acc []T, q, l int, buf []T, k laneKernels[T]) {
 	lv := cpuid.Current()
-	w := lanes(lv, 8)
-	if w == 0 || q%w != 0 { // where TrigBlock64 takes the portable path
-		trigLane64Go(h, bias, tc, ts, acc, q, l)
+	w := lanes(lv, int(unsafe.Sizeof(h[0])))
+	if w == 0 || q%w != 0 { // where TrigBlock takes the portable path
+		trigLaneGo(h, bias, tc, ts, acc, q, l, k.row)
 		return
 	}
-	asm := sinCos64AVX2
+	asm := k.sinCos.avx2
 	if lv == cpuid.AVX512 {
-		asm = sinCos64AVX512
+		asm = k.sinCos.avx512
 	}
 	n := len(h) / q
 	x, sn, cs := buf[:n], buf[n:2*n], buf[2*n:3*n]
-	gatherLane64(&x[0], &h[l], q, ptr(bias), n)
+	k.gather(&x[0], &h[l], q, ptr(bias), n)
 	for i := 0; i < n; {
 		i = asm(&sn[0], &cs[0], &x[0], n, i)
 		if i < n {
-			var v, s, c [8]float64
+			var v, s, c [16]T
 			e := min(i+w, n)
 			for j := i; j < e; j++ {
-				if !(math.Abs(x[j]) > big64) { // NaN stays: the kernel's NaN
+				if !(abs(x[j]) > k.big) { // NaN stays: the kernel's NaN
 					v[j-i] = x[j]
 				}
 			}
@@ -298,12 +318,12 @@ func trigLane64(h, bias, tc, ts, acc []float64, q, l int, buf []float64) {
 	}
 	a := acc[l]
 	for r := 0; r < n; {
-		r, a = trigChain64(&h[l], q, &x[0], &tc[0], &tsv[0], &sn[0], &cs[0], n, r, a)
-		if r < n { // beyond the fast range: TrigBlock64's Go row
+		r, a = k.chain(&h[l], q, &x[0], &tc[0], &tsv[0], &sn[0], &cs[0], n, r, a)
+		if r < n { // beyond the fast range: TrigBlock's Go row
 			b, c, s := rowConsts(bias, tc, ts, r)
 			i := r*q + l
 			acc[l] = a
-			trigRow64(h[i:i+1], acc[l:l+1], b, c, s)
+			k.row(h[i:i+1], acc[l:l+1], b, c, s)
 			a = acc[l]
 			r++
 		}
@@ -311,8 +331,21 @@ func trigLane64(h, bias, tc, ts, acc []float64, q, l int, buf []float64) {
 	acc[l] = a
 }
 
+func abs[T float32 | float64](v T) T {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+//go:noescape
+func gatherLane32(x, h *float32, q int, bias *float32, n int)
+
 //go:noescape
 func gatherLane64(x, h *float64, q int, bias *float64, n int)
+
+//go:noescape
+func trigChain32(h *float32, q int, x, tc, ts, sn, cs *float32, n, r int, acc float32) (int, float32)
 
 //go:noescape
 func trigChain64(h *float64, q int, x, tc, ts, sn, cs *float64, n, r int, acc float64) (int, float64)

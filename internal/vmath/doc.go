@@ -85,12 +85,13 @@
 // (|acc| up to 25, where an ulp is 1.9e-6). The float64 results are
 // within 1e-14 of |result|+1 (measured 1.1e-15).
 //
-// TrigLane64 is TrigBlock64 for one lane of the block (a block with one
-// live query): the same results for that lane, bit for bit, at a cost
-// that does not grow with q. Its row-by-row sum is a chain of dependent
-// FMAs (about 8 cycles a row), the floor of a pass that adds the rows in
-// TrigBlock64's order; with q = 4 it takes 0.54 of TrigBlock64's time,
-// with q = 8 0.32 (README.md).
+// TrigLane32 and TrigLane64 are TrigBlock32 and TrigBlock64 for one lane
+// of the block (a block with one live query): the same results for that
+// lane, bit for bit, at a cost that does not grow with q. Their row-by-row
+// sum is a chain of dependent FMAs (about 8 cycles a row), the floor of a
+// pass that adds the rows in TrigBlock's order; with the query panels of
+// package kern (q = 8 in float64, 16 in float32) they take 0.31 of
+// TrigBlock's time (README.md).
 //
 // ExpBlockMax32 and ExpBlockMax64 are exact for scores rounded to the
 // precision of the slices (a float32 score is within half an ulp of the

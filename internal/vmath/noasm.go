@@ -21,6 +21,10 @@ func expBlockWeights64(sum, h, lt, ltm, m []float64, q int) {
 	expBlockWeightsGo(sum, h, lt, ltm, m, q)
 }
 
+func trigLane32(h, bias, tc, ts, acc []float32, q, l int, _ []float32) {
+	trigLaneGo(h, bias, tc, ts, acc, q, l, trigRow32)
+}
+
 func trigLane64(h, bias, tc, ts, acc []float64, q, l int, _ []float64) {
-	trigLane64Go(h, bias, tc, ts, acc, q, l)
+	trigLaneGo(h, bias, tc, ts, acc, q, l, trigRow64)
 }
