@@ -301,8 +301,9 @@ type drCompute[T kern.Float] struct {
 	src  blocks[T]
 	bias []T
 	mu   sync.Mutex
-	p    *rowParams[T]     // nil when T has changed since it was built
-	ws   *cache[drWork[T]] // shared with the copies (share)
+	p    *rowParams[T]      // nil when T has changed since it was built
+	ws   *cache[drWork[T]]  // shared with the copies (share)
+	upd  *cache[updWork[T]] // the updates' working memory, shared likewise
 }
 
 type drWork[T kern.Float] struct {
@@ -311,7 +312,7 @@ type drWork[T kern.Float] struct {
 }
 
 func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
-	c := &drCompute[T]{src: src, ws: new(cache[drWork[T]])}
+	c := &drCompute[T]{src: src, ws: new(cache[drWork[T]]), upd: new(cache[updWork[T]])}
 	if bias != nil {
 		_, rows := src.count()
 		c.bias = padTo[T](bias, rows, 0, 0)
@@ -320,7 +321,7 @@ func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
 }
 
 func (c *drCompute[T]) share() drEngine {
-	return &drCompute[T]{src: c.src, bias: c.bias, ws: c.ws}
+	return &drCompute[T]{src: c.src, bias: c.bias, ws: c.ws, upd: c.upd}
 }
 
 func (c *drCompute[T]) invalidate() {

@@ -196,16 +196,38 @@ func (c *drCompute[T]) update(m *DrDAM, patterns, lw []float64, sign float64) {
 	}
 }
 
+// updWork is the working memory of an update (updateChunk): the patterns
+// in panels, their weights per lane, and a set of buffers per worker,
+// kept between updates (drCompute.upd) so that an Add allocates nothing
+// per chunk once they are large enough.
+type updWork[T kern.Float] struct {
+	xp   kern.Panels[T]
+	wl   []float64
+	bufs []updBuffers[T]
+	pool chan *updBuffers[T]
+}
+
+// updBuffers are one worker's buffers of an update.
+type updBuffers[T kern.Float] struct {
+	sc        scratch[T]
+	h, sn, cs []T
+	acc       []float64
+}
+
 func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float64) {
 	cfg := m.cfg
 	l, y := kern.Lanes[T](), cfg.Y
-	xp := kern.NewPanels[T](len(lw), cfg.D)
+	uw := c.upd.get()
+	defer c.upd.put(uw)
+	xp := &uw.xp
+	xp.Resize(len(lw), cfg.D)
 	xp.SetRows(0, patterns, math.Sqrt(cfg.Beta))
 	nl := xp.NP * l
 	positive := cfg.Basis.Positive()
 	// Per memory lane: its weight (trigonometric) or log-weight (positive);
 	// padding lanes get 0 and −Inf.
-	wl := make([]float64, nl)
+	uw.wl = grow(uw.wl, nl)
+	wl := uw.wl
 	kn := cfg.Basis.Norm(y)
 	for j := range wl {
 		switch {
@@ -226,31 +248,35 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	two := cfg.Basis.Halves() == 2
 	// Each block is a job: it writes its own rows of t, so T is the same
 	// whichever worker runs it, in whatever order. A job takes a set of
-	// buffers from a pool of one per worker (each allocated at its first
-	// use), so that the workers end an update, or a wave, within a block
-	// of each other (with a job per group of blocks, as the products have,
-	// the last group kept one worker alone for up to an eighth of the
-	// update: BENCHMARKS.md, "The memory service under load").
-	type buffers struct {
-		sc        scratch[T]
-		h, sn, cs []T
-		acc       []float64
+	// buffers from a pool of one per worker (each sized at its first use
+	// in an update), so that the workers end an update, or a wave, within
+	// a block of each other (with a job per group of blocks, as the
+	// products have, the last group kept one worker alone for up to an
+	// eighth of the update: BENCHMARKS.md, "The memory service under
+	// load").
+	if nw := par.Workers(); len(uw.bufs) != nw {
+		uw.bufs, uw.pool = make([]updBuffers[T], nw), make(chan *updBuffers[T], nw)
 	}
-	bufs := make([]buffers, par.Workers())
-	pool := make(chan *buffers, len(bufs))
-	for i := range bufs {
-		pool <- &bufs[i]
+	for i := range uw.bufs {
+		uw.bufs[i].h = uw.bufs[i].h[:0] // not sized for this update yet
+		uw.pool <- &uw.bufs[i]
 	}
+	defer func() {
+		for range uw.bufs {
+			<-uw.pool
+		}
+	}()
+	pool := uw.pool
 	var w0 int
 	task := par.Task{F: func(i int) {
 		b0, b1 := w0+i, w0+i+1
 		bf := <-pool
 		defer func() { pool <- bf }()
-		if bf.h == nil {
+		if len(bf.h) == 0 {
 			mr := c.src.maxRows()
-			bf.h, bf.sn, bf.cs = make([]T, xp.NP*mr*l), make([]T, mr*l), make([]T, mr*l)
+			bf.h, bf.sn, bf.cs = growT(bf.h, xp.NP*mr*l), growT(bf.sn, mr*l), growT(bf.cs, mr*l)
 			if !positive {
-				bf.acc = make([]float64, 2*mr)
+				bf.acc = grow(bf.acc, 2*mr)
 			}
 		}
 		sc, h, sn, cs, accBuf := &bf.sc, bf.h, bf.sn, bf.cs, bf.acc
@@ -338,7 +364,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	}
 	// Waves (SetWave): the first of two blocks per worker, the next sized
 	// from the rate of the last.
-	size := 2 * len(bufs)
+	size := 2 * len(uw.bufs)
 	for w0 = 0; w0 < nb; {
 		n := min(size, nb-w0)
 		start := time.Now()
@@ -347,7 +373,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		// A whole number of blocks per worker: a block of a 256-row
 		// chunk takes a millisecond or more, and a wave of 3 blocks on 2
 		// workers would keep one of them idle a third of the time.
-		w := len(bufs)
+		w := len(uw.bufs)
 		size = max(w, int(math.Round(float64(n)*float64(m.wave)/float64(el)/float64(w)))*w)
 		w0 += n
 	}
