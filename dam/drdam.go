@@ -172,17 +172,17 @@ func (m *DrDAM) WithBeta(beta float64) (*DrDAM, error) {
 	return n, nil
 }
 
-// SetWave makes Add and Remove run in waves of about d each, between
-// which the processors are idle for a moment; d ≤ 0, the default, runs an
+// SetWave makes Add and Remove run in waves of about d each: every d of
+// work, each helper of the update (the workers beside the calling
+// goroutine, package internal/par's RunWaves) leaves it for a moment, its
+// processor idle, and the caller asks it back; d ≤ 0, the default, runs an
 // update in one piece. It changes when the work is done, not the result:
 // T is bit for bit the same.
 //
 // A service wants it: Go's scheduler looks for network input only when a
 // processor is idle (or every 10 ms), so while an update keeps every core
 // busy a short query waits for all of it (drdam serve --wave; what it
-// costs and saves is in BENCHMARKS.md, "The memory service under load":
-// with a job per block, waves of 4 ms cost some 2% of the rate of 64-row
-// Adds).
+// costs and saves is in BENCHMARKS.md, "The memory service under load").
 // The copies of WithBeta keep the setting.
 func (m *DrDAM) SetWave(d time.Duration) { m.wave = d }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/kern"
@@ -267,9 +266,9 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		}
 	}()
 	pool := uw.pool
-	var w0 int
-	task := par.Task{F: func(i int) {
-		b0, b1 := w0+i, w0+i+1
+	var task par.Task
+	task.F = func(i int) {
+		b0, b1 := i, i+1
 		bf := <-pool
 		defer func() { pool <- bf }()
 		if len(bf.h) == 0 {
@@ -289,6 +288,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 				acc := accBuf[:2*n]
 				clear(acc)
 				for qp := range xp.NP {
+					task.Poll() // a helper that left its wave (SetWave) comes back
 					hq := hb[qp*n*l : (qp+1)*n*l]
 					if c.bias != nil {
 						for r := range n {
@@ -357,24 +357,6 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 				}
 			}
 		}
-	}}
-	if m.wave <= 0 {
-		task.Run(nb)
-		return
 	}
-	// Waves (SetWave): the first of two blocks per worker, the next sized
-	// from the rate of the last.
-	size := 2 * len(uw.bufs)
-	for w0 = 0; w0 < nb; {
-		n := min(size, nb-w0)
-		start := time.Now()
-		task.Run(n)
-		el := max(time.Since(start), time.Microsecond)
-		// A whole number of blocks per worker: a block of a 256-row
-		// chunk takes a millisecond or more, and a wave of 3 blocks on 2
-		// workers would keep one of them idle a third of the time.
-		w := len(uw.bufs)
-		size = max(w, int(math.Round(float64(n)*float64(m.wave)/float64(el)/float64(w)))*w)
-		w0 += n
-	}
+	task.RunWaves(nb, m.wave)
 }

@@ -231,9 +231,9 @@ func TestDotRemoveUnstored(t *testing.T) {
 // TestWaveSameT: an update run in waves (SetWave) gives T bit for bit,
 // for every basis, projection, similarity and precision, adding and
 // removing, with stored projections and rows made on demand. D = 256 and
-// Y = 9000 make 9 to 36 blocks, so waves of 1 ns (each as small as it gets)
-// make several, waves of 20 µs grow, and waves of an hour are a first
-// small one and then all the rest.
+// Y = 9000 make 9 to 36 blocks, so with waves of 1 ns a helper leaves
+// after every block and is asked back, with 20 µs after a few, and with
+// an hour never.
 func TestWaveSameT(t *testing.T) {
 	const d, k = 256, 20
 	xi := grayPatterns(5, k, d)

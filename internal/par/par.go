@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Task is a reusable job description. Create it once (for example in a
@@ -30,6 +31,13 @@ type Task struct {
 	gen    uint64 // the run
 	open   bool
 	active int // helpers working on the run
+
+	// RunWaves: a helper leaves after wave of work and is asked back by
+	// Poll; away counts the helpers that left (and have not been asked
+	// back), left when the last one did.
+	wave time.Duration
+	away atomic.Int32
+	left atomic.Int64 // nanoseconds since start
 }
 
 // job asks a worker to help run gen of a task.
@@ -64,8 +72,13 @@ func (t *Task) help(gen uint64) {
 		return
 	}
 	t.active++
+	wave := t.wave
 	t.mu.Unlock()
-	t.work()
+	if wave > 0 {
+		t.workWave(wave)
+	} else {
+		t.work()
+	}
 	t.mu.Lock()
 	t.active--
 	if t.active == 0 {
@@ -84,6 +97,90 @@ func (t *Task) work() {
 	}
 }
 
+// workCaller is the caller's work loop: work, asking helpers back
+// between indices when the run has waves.
+func (t *Task) workCaller(waves bool) {
+	if !waves {
+		t.work()
+		return
+	}
+	for {
+		i := int(t.next.Add(1)) - 1
+		if i >= t.n {
+			return
+		}
+		t.F(i)
+		t.Poll()
+	}
+}
+
+// workWave is work for a helper of RunWaves: it leaves after the index
+// that ends its wave, counted away for Poll to ask it back.
+func (t *Task) workWave(wave time.Duration) {
+	t0 := time.Now()
+	for k := time.Duration(1); ; k++ {
+		i := int(t.next.Add(1)) - 1
+		if i >= t.n {
+			return
+		}
+		t.F(i)
+		// Leave at the end of the index nearest to wave: when another
+		// index (of the mean length so far) would end further past wave
+		// than this one ends before it.
+		el := time.Since(t0)
+		if el+el/(2*k) >= wave && int(t.next.Load()) < t.n {
+			t.left.Store(int64(time.Since(start0)))
+			t.away.Add(1)
+			return
+		}
+	}
+}
+
+// start0 is the origin of Task.left.
+var start0 = time.Now()
+
+// RunWaves is Run, except that each helper leaves the run after about
+// wave of work (at the end of the index it is on) and parks, so that its
+// processor looks for other goroutines and for network input (Go polls
+// the network when a processor is idle, or every 10 ms), and the caller,
+// which works on without stopping, asks it back at its next index or the
+// next call of Poll. Unlike runs of a wave's indices one after another,
+// no goroutine waits at the end of a wave for the others to finish their
+// index. With wave ≤ 0 it is Run.
+func (t *Task) RunWaves(n int, wave time.Duration) {
+	t.mu.Lock()
+	t.wave = wave
+	t.mu.Unlock()
+	t.away.Store(0)
+	t.Run(n)
+	t.mu.Lock()
+	t.wave = 0
+	t.mu.Unlock()
+	t.away.Store(0) // helpers that left at the end: not to be asked back
+}
+
+// Poll asks back a helper of RunWaves that left its wave, if one has been
+// away for a moment (so that its processor has looked for other work). F
+// may call it, to ask helpers back sooner than at the end of its index;
+// it costs an atomic load when no helper is away.
+func (t *Task) Poll() {
+	if t.away.Load() == 0 || time.Since(start0)-time.Duration(t.left.Load()) < awayMin {
+		return
+	}
+	t.mu.Lock()
+	gen, ok := t.gen, t.open && t.away.Load() > 0
+	if ok {
+		t.away.Add(-1)
+	}
+	t.mu.Unlock()
+	if ok {
+		jobs <- job{t, gen}
+	}
+}
+
+// awayMin is how long a helper of RunWaves stays away at least.
+const awayMin = 20 * time.Microsecond
+
 // Run calls t.F(i) for every i in [0, n) and returns when all calls have
 // returned. With n ≤ 1, or on one core, it runs them on the caller. The
 // workers help when they are free; the caller does not wait for those that
@@ -99,12 +196,12 @@ func (t *Task) Run(n int) {
 	t.n = n
 	t.next.Store(0)
 	t.open = helpers > 0
-	gen := t.gen
+	gen, waves := t.gen, t.wave > 0
 	t.mu.Unlock()
 	for range helpers {
 		jobs <- job{t, gen}
 	}
-	t.work()
+	t.workCaller(waves)
 	if helpers <= 0 {
 		return
 	}
