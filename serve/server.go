@@ -57,15 +57,15 @@ type Options struct {
 	// writes a snapshot and empties its log (0: 1000).
 	SnapshotEvery int
 	// Wave applies each write to a DrDAM in waves of about that long
-	// (dam.DrDAM.SetWave): between waves the cores are idle for a moment,
+	// (dam.DrDAM.SetWave): after each wave a core is idle for a moment,
 	// and Go's scheduler reads the requests that arrived meanwhile;
 	// without waves a query that arrives during a write waits for all of
 	// it (or for Go's network poll, every 10 ms). 0 takes DefaultWave; a
 	// negative Wave applies a write in one piece. Waves of 4 ms bring the
 	// 99th percentile of an energy query under 16 clients adding and
-	// recalling from 22 ms to 9–10 ms; they cost 2% of Add's rate in the
-	// library, and the load test's additions kept 77–83% of it with them,
-	// 86–90% without (BENCHMARKS.md, "The memory service under load").
+	// recalling from 23–25 ms to 6–11 ms; the load test's additions kept
+	// a median 85% of the library's Add rate with them, 88–95% without
+	// (BENCHMARKS.md, "The memory service under load").
 	Wave time.Duration
 	// Log receives a line per memory opened and per log repaired (nil:
 	// slog.Default()).
