@@ -248,11 +248,12 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	// Each block is a job: it writes its own rows of t, so T is the same
 	// whichever worker runs it, in whatever order. A job takes a set of
 	// buffers from a pool of one per worker (each sized at its first use
-	// in an update), so that the workers end an update, or a wave, within
-	// a block of each other (with a job per group of blocks, as the
-	// products have, the last group kept one worker alone for up to an
-	// eighth of the update: BENCHMARKS.md, "The memory service under
-	// load").
+	// in an update), so that the workers end an update within a block of
+	// each other (with a job per group of blocks, as the products have,
+	// the last group kept one worker alone for up to an eighth of the
+	// update: BENCHMARKS.md, "The memory service under load"). In waves
+	// (SetWave) the helpers leave and come back between blocks, and ask
+	// each other back between query panels (par.Task.Poll).
 	if nw := par.Workers(); len(uw.bufs) != nw {
 		uw.bufs, uw.pool = make([]updBuffers[T], nw), make(chan *updBuffers[T], nw)
 	}

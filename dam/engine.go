@@ -340,7 +340,7 @@ func (ev *eval[T]) elementwisePanel(g *group[T], hq []T, qp, lo, n int) {
 	if p.trig {
 		if ev.oneLane(qp) {
 			// One query in the panel: its lane alone, bit for bit what
-			// the whole panel's pass gives it, at about 1/L of the cost.
+			// the whole panel's pass gives it, at a third of the cost.
 			trigLane(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l, g.lane)
 		} else {
 			trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)

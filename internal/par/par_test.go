@@ -76,15 +76,8 @@ func TestRunConcurrent(t *testing.T) {
 			for r := range 200 {
 				n := (g*7 + r) % 38
 				task.Run(n)
-				for i := range hits {
-					want := int32(0)
-					if i < n {
-						want = 1
-					}
-					if got := hits[i].Swap(0); got != want {
-						t.Errorf("run %d, n = %d: index %d ran %d times", r, n, i, got)
-						return
-					}
+				if !onceEach(t, hits[:], r, n) {
+					return
 				}
 			}
 		})
@@ -118,15 +111,8 @@ func TestRunWaves(t *testing.T) {
 			for r := range 20 {
 				n := (g*13 + r*7) % 65
 				task.RunWaves(n, time.Microsecond)
-				for i := range hits {
-					want := int32(0)
-					if i < n {
-						want = 1
-					}
-					if got := hits[i].Swap(0); got != want {
-						t.Errorf("run %d, n = %d: index %d ran %d times", r, n, i, got)
-						return
-					}
+				if !onceEach(t, hits[:], r, n) {
+					return
 				}
 			}
 		})
@@ -152,4 +138,21 @@ func goid() int64 {
 	b = bytes.TrimPrefix(b, []byte("goroutine "))
 	id, _ := strconv.ParseInt(string(b[:bytes.IndexByte(b, ' ')]), 10, 64)
 	return id
+}
+
+// onceEach reports whether run r of n indices ran each index below n once
+// and none above (hits counts the calls of each index, and is reset).
+func onceEach(t *testing.T, hits []atomic.Int32, r, n int) bool {
+	t.Helper()
+	for i := range hits {
+		want := int32(0)
+		if i < n {
+			want = 1
+		}
+		if got := hits[i].Swap(0); got != want {
+			t.Errorf("run %d, n = %d: index %d ran %d times", r, n, i, got)
+			return false
+		}
+	}
+	return true
 }
