@@ -247,8 +247,7 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	two := cfg.Basis.Halves() == 2
 	// Each block is a job: it writes its own rows of t, so T is the same
 	// whichever worker runs it, in whatever order. A job takes a set of
-	// buffers from a pool of one per worker (each sized at its first use
-	// in an update), so that the workers end an update within a block of
+	// buffers from a pool of one per worker, so that the workers end an update within a block of
 	// each other (with a job per group of blocks, as the products have,
 	// the last group kept one worker alone for up to an eighth of the
 	// update: BENCHMARKS.md, "The memory service under load"). In waves
@@ -257,9 +256,14 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	if nw := par.Workers(); len(uw.bufs) != nw {
 		uw.bufs, uw.pool = make([]updBuffers[T], nw), make(chan *updBuffers[T], nw)
 	}
+	mr := c.src.maxRows()
 	for i := range uw.bufs {
-		uw.bufs[i].h = uw.bufs[i].h[:0] // not sized for this update yet
-		uw.pool <- &uw.bufs[i]
+		bf := &uw.bufs[i]
+		bf.h, bf.sn, bf.cs = growT(bf.h, xp.NP*mr*l), growT(bf.sn, mr*l), growT(bf.cs, mr*l)
+		if !positive {
+			bf.acc = grow(bf.acc, 2*mr)
+		}
+		uw.pool <- bf
 	}
 	defer func() {
 		for range uw.bufs {
@@ -272,13 +276,6 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		b0, b1 := i, i+1
 		bf := <-pool
 		defer func() { pool <- bf }()
-		if len(bf.h) == 0 {
-			mr := c.src.maxRows()
-			bf.h, bf.sn, bf.cs = growT(bf.h, xp.NP*mr*l), growT(bf.sn, mr*l), growT(bf.cs, mr*l)
-			if !positive {
-				bf.acc = grow(bf.acc, 2*mr)
-			}
-		}
 		sc, h, sn, cs, accBuf := &bf.sc, bf.h, bf.sn, bf.cs, bf.acc
 		for blk := b0; blk < b1; blk++ {
 			lo, n := c.src.span(blk)

@@ -74,11 +74,7 @@ func (t *Task) help(gen uint64) {
 	t.active++
 	wave := t.wave
 	t.mu.Unlock()
-	if wave > 0 {
-		t.workWave(wave)
-	} else {
-		t.work()
-	}
+	t.work(wave, false)
 	t.mu.Lock()
 	t.active--
 	if t.active == 0 {
@@ -87,43 +83,27 @@ func (t *Task) help(gen uint64) {
 	t.mu.Unlock()
 }
 
-func (t *Task) work() {
-	for {
-		i := int(t.next.Add(1)) - 1
-		if i >= t.n {
-			return
-		}
-		t.F(i)
+// work claims and runs indices until none is left. A helper of RunWaves
+// (wave > 0) leaves after the index that ends its wave, counted away for
+// Poll to ask it back; the caller of RunWaves (poll) asks helpers back
+// between its indices.
+func (t *Task) work(wave time.Duration, poll bool) {
+	var t0 time.Time
+	if wave > 0 {
+		t0 = time.Now()
 	}
-}
-
-// workCaller is the caller's work loop: work, asking helpers back
-// between indices when the run has waves.
-func (t *Task) workCaller(waves bool) {
-	if !waves {
-		t.work()
-		return
-	}
-	for {
-		i := int(t.next.Add(1)) - 1
-		if i >= t.n {
-			return
-		}
-		t.F(i)
-		t.Poll()
-	}
-}
-
-// workWave is work for a helper of RunWaves: it leaves after the index
-// that ends its wave, counted away for Poll to ask it back.
-func (t *Task) workWave(wave time.Duration) {
-	t0 := time.Now()
 	for k := time.Duration(1); ; k++ {
 		i := int(t.next.Add(1)) - 1
 		if i >= t.n {
 			return
 		}
 		t.F(i)
+		if poll {
+			t.Poll()
+		}
+		if wave <= 0 {
+			continue
+		}
 		// Leave at the end of the index nearest to wave: when another
 		// index (of the mean length so far) would end further past wave
 		// than this one ends before it.
@@ -201,7 +181,7 @@ func (t *Task) Run(n int) {
 	for range helpers {
 		jobs <- job{t, gen}
 	}
-	t.workCaller(waves)
+	t.work(0, waves)
 	if helpers <= 0 {
 		return
 	}
