@@ -12,10 +12,12 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httptrace"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,8 +52,9 @@ import (
 //     meanwhile a probe asking the energy of one query every 20 ms (some
 //     2 000 of them); and the same mix in process, 16 goroutines on the
 //     library with the server's locking and a probe. The energies' time is
-//     also split into the server's handler and the rest (the wait for the
-//     server to read the request, and the answer's way back).
+//     also split (see probe): this process writing the request, the
+//     server's wait before its handler runs, the handler (and its reading
+//     of the body), and the answer's way back.
 //
 // The server runs in a process of its own (this test binary, started again
 // as loadServerEnv says), as in a deployment: when the clients shared the
@@ -62,6 +65,9 @@ import (
 // It reports rates and latencies as metrics; run it with
 //
 //	go test -run '^$' -bench ServeLoad -benchtime 1x ./serve
+//
+// (loadOnlyEnv runs the server's mixed phase alone, loadTraceEnv traces
+// the server.)
 func BenchmarkServeLoad(b *testing.B) {
 	for _, wave := range []time.Duration{0, 4 * time.Millisecond, 8 * time.Millisecond} {
 		b.Run(fmt.Sprintf("wave=%v", wave), func(b *testing.B) { serveLoad(b, wave) })
@@ -74,8 +80,9 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	base := startLoadServer(b, wave)
 	url := base + "/v1/memories/load"
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
-	send := func(method, u, ct string, body []byte) ([]byte, error) {
-		req, err := http.NewRequest(method, u, bytes.NewReader(body))
+	mixedOnly := os.Getenv(loadOnlyEnv) == "mixed"
+	request := func(ctx context.Context, method, u, ct string, body []byte) ([]byte, error) {
+		req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
 		if err != nil {
 			return nil, err
 		}
@@ -94,21 +101,33 @@ func serveLoad(b *testing.B, wave time.Duration) {
 		}
 		return rb, nil
 	}
-	// energy posts an energy and says how long the server's handler took
-	// and how long the answer took beyond it (the wait for the server to
-	// read the request, and for this process to read the answer).
-	energy := func(body []byte) (handler, total time.Duration, err error) {
+	send := func(method, u, ct string, body []byte) ([]byte, error) {
+		return request(context.Background(), method, u, ct, body)
+	}
+	// energy posts an energy and times it (see probe).
+	energy := func(body []byte) (probe, error) {
+		var wrote atomic.Int64 // when the request was written (Unix ns)
+		ctx := httptrace.WithClientTrace(context.Background(), &httptrace.ClientTrace{
+			WroteRequest: func(httptrace.WroteRequestInfo) { wrote.Store(time.Now().UnixNano()) },
+		})
 		t0 := time.Now()
-		rb, err := send("POST", url+"/energy", "application/json", body)
-		total = time.Since(t0)
+		rb, err := request(ctx, "POST", url+"/energy", "application/json", body)
+		t1 := time.Now()
 		if err != nil {
-			return 0, 0, err
+			return probe{}, err
 		}
-		var st struct{ Handler int64 }
+		var st struct{ Handler, Read, Start, End int64 }
 		if err := json.Unmarshal(rb[bytes.LastIndexByte(rb, '\n')+1:], &st); err != nil {
-			return 0, 0, fmt.Errorf("energy: no handler time in %q", rb)
+			return probe{}, fmt.Errorf("energy: no handler time in %q", rb)
 		}
-		return time.Duration(st.Handler), total, nil
+		return probe{
+			total:   t1.Sub(t0),
+			send:    time.Duration(wrote.Load() - t0.UnixNano()),
+			in:      time.Duration(st.Start - wrote.Load()),
+			handler: time.Duration(st.Handler),
+			read:    time.Duration(st.Read),
+			out:     time.Duration(t1.UnixNano() - st.End),
+		}, nil
 	}
 	cfg := dam.Config{D: d, Beta: beta, Y: y, Projection: features.Structured}
 	if _, err := send("PUT", url, "application/json", []byte(fmt.Sprintf(`{"d": %d, "beta": %g, "y": %d, "projection": "structured"}`, d, beta, y))); err != nil {
@@ -161,7 +180,11 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	// Adds: 16 clients, 320 batches of 64, in 4 rounds; after each round
 	// the library adds the same patterns in process, so that both see the
 	// machine in the same state (on a shared machine its speed drifts).
-	const clients, batches, rounds = 16, 320, 4
+	const clients, batches = 16, 320
+	rounds := 4
+	if mixedOnly {
+		rounds = 0
+	}
 	bodies := make([][]byte, batches)
 	for i := range bodies {
 		bodies[i] = batch(i + 1)
@@ -224,21 +247,25 @@ func serveLoad(b *testing.B, wave time.Duration) {
 
 	// Recall: one client, 20 times; the library, 20 times.
 	var srvRecall, libRecall, srvEnergy []time.Duration
-	for range 20 {
+	recalls, energies := 20, 300
+	if mixedOnly {
+		recalls, energies = 0, 0
+	}
+	for range recalls {
 		t := time.Now()
 		if _, err := send("POST", url+"/recall", "application/json", recallBody); err != nil {
 			b.Fatal(err)
 		}
 		srvRecall = append(srvRecall, time.Since(t))
 	}
-	for range 20 {
+	for range recalls {
 		t := time.Now()
 		if _, err := dam.Recall(ref, q, dam.RecallOptions{Step: 0.1, MaxSteps: 100, Clamp: mask}); err != nil {
 			b.Fatal(err)
 		}
 		libRecall = append(libRecall, time.Since(t))
 	}
-	for range 300 {
+	for range energies {
 		t := time.Now()
 		if _, err := send("POST", url+"/energy", "application/json", energyBody); err != nil {
 			b.Fatal(err)
@@ -248,9 +275,10 @@ func serveLoad(b *testing.B, wave time.Duration) {
 
 	// Mixed: 16 clients, each 12 rounds of an add of 64 and a recall, and
 	// a probe asking the energy of one query every 20 ms meanwhile.
-	var mixRecall, mixEnergy, mixHandler, mixWait []time.Duration
+	var mixRecall []time.Duration
+	var mixEnergy []probe
 	var mu sync.Mutex
-	mix := func(add func(c, r int) error, recall func() error, energy func() (handler, total time.Duration, err error)) {
+	mix := func(add func(c, r int) error, recall func() error, energy func() (probe, error)) {
 		stop := make(chan struct{})
 		var probe sync.WaitGroup
 		probe.Go(func() {
@@ -262,12 +290,12 @@ func serveLoad(b *testing.B, wave time.Duration) {
 					return
 				case <-tick.C:
 				}
-				he, te, err := energy()
+				p, err := energy()
 				if err != nil {
 					b.Error(err)
 					return
 				}
-				mixEnergy, mixHandler, mixWait = append(mixEnergy, te), append(mixHandler, he), append(mixWait, te-he)
+				mixEnergy = append(mixEnergy, p)
 			}
 		})
 		for c := range clients {
@@ -299,49 +327,65 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	}, func() error {
 		_, err := send("POST", url+"/recall", "application/json", recallBody)
 		return err
-	}, func() (time.Duration, time.Duration, error) { return energy(energyBody) })
+	}, func() (probe, error) { return energy(energyBody) })
 	mixAdds := float64(clients*12*64) / time.Since(t0).Seconds()
-	srvMixRecall, srvMixEnergy, srvMixHandler, srvMixWait := mixRecall, mixEnergy, mixHandler, mixWait
+	srvMixRecall, srvMixEnergy := mixRecall, mixEnergy
 
 	// The same mix in process: 16 goroutines on the library, with the
 	// server's locking (Add under a write lock, each descent step and
 	// each energy under a read lock), no HTTP, no JSON, no log, no waves.
-	mixRecall, mixEnergy, mixHandler, mixWait = nil, nil, nil, nil
-	var rw sync.RWMutex
-	opt := dam.RecallOptions{Step: 0.1, MaxSteps: 100, Clamp: mask}
-	e := make([]float64, 1)
-	t0 = time.Now()
-	mix(func(c, r int) error {
-		x := patterns(64, d, (c*12+r)%batches+1)
-		rw.Lock()
-		defer rw.Unlock()
-		return ref.Add(x)
-	}, func() error {
-		ds, err := dam.NewDescent(ref, opt)
-		if err == nil {
-			err = ds.Start(q)
-		}
-		for done := false; err == nil && !done; {
+	mixRecall, mixEnergy = nil, nil
+	var libMixAdds float64
+	if !mixedOnly {
+		var rw sync.RWMutex
+		opt := dam.RecallOptions{Step: 0.1, MaxSteps: 100, Clamp: mask}
+		e := make([]float64, 1)
+		t0 = time.Now()
+		mix(func(c, r int) error {
+			x := patterns(64, d, (c*12+r)%batches+1)
+			rw.Lock()
+			defer rw.Unlock()
+			return ref.Add(x)
+		}, func() error {
+			ds, err := dam.NewDescent(ref, opt)
+			if err == nil {
+				err = ds.Start(q)
+			}
+			for done := false; err == nil && !done; {
+				rw.RLock()
+				done, err = ds.Step()
+				rw.RUnlock()
+			}
+			return err
+		}, func() (probe, error) {
+			t := time.Now()
 			rw.RLock()
-			done, err = ds.Step()
+			err := ref.EnergyGrad(e, nil, q)
 			rw.RUnlock()
-		}
-		return err
-	}, func() (time.Duration, time.Duration, error) {
-		t := time.Now()
-		rw.RLock()
-		err := ref.EnergyGrad(e, nil, q)
-		rw.RUnlock()
-		return time.Since(t), time.Since(t), err
-	})
-	libMixAdds := float64(clients*12*64) / time.Since(t0).Seconds()
+			d := time.Since(t)
+			return probe{total: d, handler: d}, err
+		})
+		libMixAdds = float64(clients*12*64) / time.Since(t0).Seconds()
+	}
 	libMixRecall, libMixEnergy := mixRecall, mixEnergy
 	b.StopTimer()
 
 	ms := func(v []time.Duration, p float64) float64 {
+		if len(v) == 0 {
+			return math.NaN() // a phase not run (loadOnlyEnv)
+		}
 		slices.Sort(v)
 		return float64(v[int(math.Ceil(p*float64(len(v))))-1]) / 1e6
 	}
+	// of is the part f of each probe.
+	of := func(ps []probe, f func(probe) time.Duration) []time.Duration {
+		v := make([]time.Duration, len(ps))
+		for i, p := range ps {
+			v[i] = f(p)
+		}
+		return v
+	}
+	total := func(p probe) time.Duration { return p.total }
 	b.ReportMetric(serverAdds, "server-adds/s")
 	b.ReportMetric(libAdds, "library-adds/s")
 	b.ReportMetric(serverAdds/libAdds, "adds-ratio")
@@ -360,15 +404,19 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	b.ReportMetric(mixAdds, "mixed-adds/s")
 	b.ReportMetric(ms(srvMixRecall, 0.5), "mixed-recall-p50-ms")
 	b.ReportMetric(ms(srvMixRecall, 0.99), "mixed-recall-p99-ms")
-	b.ReportMetric(ms(srvMixEnergy, 0.5), "mixed-energy-p50-ms")
-	b.ReportMetric(ms(srvMixEnergy, 0.99), "mixed-energy-p99-ms")
-	b.ReportMetric(ms(srvMixHandler, 0.99), "mixed-energy-handler-p99-ms")
-	b.ReportMetric(ms(srvMixWait, 0.99), "mixed-energy-wait-p99-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, total), 0.5), "mixed-energy-p50-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, total), 0.99), "mixed-energy-p99-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, func(p probe) time.Duration { return p.handler }), 0.99), "mixed-energy-handler-p99-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, func(p probe) time.Duration { return p.total - p.handler }), 0.99), "mixed-energy-wait-p99-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, func(p probe) time.Duration { return p.send }), 0.99), "mixed-energy-send-p99-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, func(p probe) time.Duration { return p.in }), 0.99), "mixed-energy-in-p99-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, func(p probe) time.Duration { return p.read }), 0.99), "mixed-energy-read-p99-ms")
+	b.ReportMetric(ms(of(srvMixEnergy, func(p probe) time.Duration { return p.out }), 0.99), "mixed-energy-out-p99-ms")
 	b.ReportMetric(float64(len(srvMixEnergy)), "mixed-energy-samples")
 	b.ReportMetric(libMixAdds, "library-mixed-adds/s")
 	b.ReportMetric(ms(libMixRecall, 0.5), "library-mixed-recall-p50-ms")
 	b.ReportMetric(ms(libMixRecall, 0.99), "library-mixed-recall-p99-ms")
-	b.ReportMetric(ms(libMixEnergy, 0.99), "library-mixed-energy-p99-ms")
+	b.ReportMetric(ms(of(libMixEnergy, total), 0.99), "library-mixed-energy-p99-ms")
 	b.ReportMetric(mixAdds/libMixAdds, "mixed-adds-ratio")
 	b.ReportMetric(ms(srvMixRecall, 0.5)/ms(libMixRecall, 0.5), "mixed-recall-p50-ratio")
 }
@@ -386,6 +434,17 @@ const loadWaveEnv = "DRDAM_LOAD_WAVE"
 // BenchmarkServeLoad writes a CPU profile of its whole run (to see where a
 // write's time goes: go tool pprof -focus 'memory..write' FILE).
 const loadProfileEnv = "DRDAM_LOAD_CPUPROFILE"
+
+// loadOnlyEnv, when "mixed", makes BenchmarkServeLoad run only the
+// server's mixed phase (some 25 s instead of 90), for work on its
+// latencies; the other metrics are then NaN.
+const loadOnlyEnv = "DRDAM_LOAD_ONLY"
+
+// loadTraceEnv, when set, is a file where the server process of
+// BenchmarkServeLoad writes an execution trace of its whole run (go tool
+// trace FILE; each energy's handler is a region "energy"). A trace of the
+// mixed phase (loadOnlyEnv) showed where its energies waited.
+const loadTraceEnv = "DRDAM_LOAD_TRACE"
 
 func TestMain(m *testing.M) {
 	if dir := os.Getenv(loadServerEnv); dir != "" {
@@ -414,6 +473,16 @@ func runLoadServer(dir string) error {
 		}
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
+	if p := os.Getenv(loadTraceEnv); p != "" {
+		f, err := os.Create(p)
+		if err != nil {
+			return err
+		}
+		if err := trace.Start(f); err != nil {
+			return err
+		}
+		defer func() { trace.Stop(); f.Close() }()
+	}
 	if wave == 0 {
 		wave = -1 // in one piece
 	}
@@ -432,15 +501,25 @@ func runLoadServer(dir string) error {
 			return
 		}
 		// An energy's answer ends with a line that says how long the
-		// handler took, so that the benchmark tells the server's time
-		// from the wait for it.
+		// handler took (and of it, the reading of the body), and when it
+		// started and ended (Unix ns), so that the benchmark tells the
+		// server's time from the wait for it (see probe).
+		defer trace.StartRegion(r.Context(), "energy").End()
 		start := time.Now()
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		read := time.Since(start)
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, r)
 		maps.Copy(w.Header(), rec.Header())
 		w.WriteHeader(rec.Code)
 		w.Write(rec.Body.Bytes())
-		fmt.Fprintf(w, "\n{\"handler\": %d}", time.Since(start))
+		end := time.Now()
+		fmt.Fprintf(w, "\n{\"handler\": %d, \"read\": %d, \"start\": %d, \"end\": %d}", end.Sub(start), read, start.UnixNano(), end.UnixNano())
 	})}
 	go hs.Serve(ln)
 	fmt.Printf("http://%s\n", ln.Addr())
@@ -488,3 +567,13 @@ func startLoadServer(b *testing.B, wave time.Duration) string {
 	}
 	return strings.TrimSpace(line)
 }
+
+// probe is the time of one energy request of BenchmarkServeLoad, and its
+// parts: send, this process writing the request (until http's
+// WroteRequest); in, from then until the server's handler starts (the
+// server's network poll and its wait for a processor); handler, the
+// handler (of which read, its reading of the body); out, from the
+// handler's end until this process has read the answer. Client and
+// server are two processes of one machine: in and out subtract their
+// wall clocks.
+type probe struct{ total, send, in, handler, read, out time.Duration }
