@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/drdam/drdam/client"
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/npy"
@@ -79,7 +80,10 @@ func serveLoad(b *testing.B, wave time.Duration) {
 	const d, y, beta = 784, 100_000, 60.0
 	base := startLoadServer(b, wave)
 	url := base + "/v1/memories/load"
-	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	// The clients send as package client's do: each request in one write.
+	tr := client.NewTransport()
+	tr.MaxIdleConnsPerHost = 64
+	hc := &http.Client{Transport: tr}
 	mixedOnly := os.Getenv(loadOnlyEnv) == "mixed"
 	request := func(ctx context.Context, method, u, ct string, body []byte) ([]byte, error) {
 		req, err := http.NewRequestWithContext(ctx, method, u, bytes.NewReader(body))
