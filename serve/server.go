@@ -63,8 +63,8 @@ type Options struct {
 	// it (or for Go's network poll, every 10 ms). 0 takes DefaultWave; a
 	// negative Wave applies a write in one piece. Waves of 4 ms bring the
 	// 99th percentile of an energy query under 16 clients adding and
-	// recalling from 23–25 ms to 6–11 ms; the load test's additions kept
-	// a median 86% of the library's Add rate with them, 88–95% without
+	// recalling from 22–25 ms to 6–8 ms; the load test's additions keep
+	// a median 89% of the library's Add rate with them, 91–95% without
 	// (BENCHMARKS.md, "The memory service under load").
 	Wave time.Duration
 	// Log receives a line per memory opened and per log repaired (nil:
@@ -86,7 +86,9 @@ type Server struct {
 	// application, an energy batch of more than gateFree queries): half
 	// as many at a time as there are cores (at least one), each using
 	// every core. A small energy query passes beside them, so that it is
-	// not queued behind the steps of many descents.
+	// not queued behind the steps of many descents. (Two at a time on two
+	// cores gave 16 clients adding and recalling 30–40% more throughput
+	// and a one-query energy a p99 of 39–41 ms instead of 7–8: BENCHMARKS.md.)
 	gate chan struct{}
 	wr   *writing // how the memories write (memory.go)
 }
