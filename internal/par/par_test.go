@@ -166,6 +166,7 @@ func onceEach(t *testing.T, hits []atomic.Int32, r, n int) bool {
 // the test. Run plain (no waves) keeps the processor: logged, to show the
 // difference.
 func TestRunWavesYields(t *testing.T) {
+	Workers() // start the workers as the machine has them, before one processor
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	spin := func(d time.Duration) {
 		for t0 := time.Now(); time.Since(t0) < d; {
