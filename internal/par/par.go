@@ -76,7 +76,7 @@ func (t *Task) help(gen uint64) {
 	t.active++
 	wave := t.wave
 	t.mu.Unlock()
-	t.work(wave, false)
+	t.work(wave)
 	t.mu.Lock()
 	t.active--
 	if t.active == 0 {
@@ -85,11 +85,11 @@ func (t *Task) help(gen uint64) {
 	t.mu.Unlock()
 }
 
-// work claims and runs indices until none is left. A helper of RunWaves
-// (wave > 0) leaves after the index that ends its wave, counted away for
-// Poll to ask it back; the caller of RunWaves (poll) works on. Both call
-// Poll between indices.
-func (t *Task) work(wave time.Duration, poll bool) {
+// work claims and runs indices until none is left, calling Poll after
+// each (two atomic loads outside RunWaves). A helper of RunWaves (wave >
+// 0) leaves after the index that ends its wave, counted away for Poll to
+// ask it back; the caller (wave 0) works on.
+func (t *Task) work(wave time.Duration) {
 	var t0 time.Time
 	if wave > 0 {
 		t0 = time.Now()
@@ -100,9 +100,7 @@ func (t *Task) work(wave time.Duration, poll bool) {
 			return
 		}
 		t.F(i)
-		if poll || wave > 0 {
-			t.Poll()
-		}
+		t.Poll()
 		if wave <= 0 {
 			continue
 		}
@@ -200,12 +198,12 @@ func (t *Task) Run(n int) {
 	t.n = n
 	t.next.Store(0)
 	t.open = helpers > 0
-	gen, waves := t.gen, t.wave > 0
+	gen := t.gen
 	t.mu.Unlock()
 	for range helpers {
 		jobs <- job{t, gen}
 	}
-	t.work(0, waves)
+	t.work(0)
 	if helpers <= 0 {
 		return
 	}
