@@ -247,14 +247,19 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 	two := cfg.Basis.Halves() == 2
 	// Each block is a job: it writes its own rows of t, so T is the same
 	// whichever worker runs it, in whatever order. A job takes a set of
-	// buffers from a pool of one per worker, so that the workers end an update within a block of
-	// each other (with a job per group of blocks, as the products have,
-	// the last group kept one worker alone for up to an eighth of the
-	// update: BENCHMARKS.md, "The memory service under load"). In waves
-	// (SetWave) the helpers leave and come back between blocks, and ask
-	// each other back between query panels (par.Task.Poll).
+	// buffers from a pool of one per worker, so that the workers end an
+	// update within a block of each other (with a job per group of blocks,
+	// as the products have, the last group kept one worker alone for up to
+	// an eighth of the update: BENCHMARKS.md, "The memory service under
+	// load"). In waves (SetWave) the helpers leave and come back between
+	// blocks, and ask each other back between query panels
+	// (par.Task.Poll). The sets sit in the pool between updates: made when
+	// the number of workers changes, grown in place.
 	if nw := par.Workers(); len(uw.bufs) != nw {
 		uw.bufs, uw.pool = make([]updBuffers[T], nw), make(chan *updBuffers[T], nw)
+		for i := range uw.bufs {
+			uw.pool <- &uw.bufs[i]
+		}
 	}
 	mr := c.src.maxRows()
 	for i := range uw.bufs {
@@ -263,95 +268,86 @@ func (c *drCompute[T]) updateChunk(m *DrDAM, patterns, lw []float64, sign float6
 		if !positive {
 			bf.acc = grow(bf.acc, 2*mr)
 		}
-		uw.pool <- bf
 	}
-	defer func() {
-		for range uw.bufs {
-			<-uw.pool
-		}
-	}()
 	pool := uw.pool
 	var task par.Task
-	task.F = func(i int) {
-		b0, b1 := i, i+1
+	task.F = func(blk int) {
 		bf := <-pool
 		defer func() { pool <- bf }()
 		sc, h, sn, cs, accBuf := &bf.sc, bf.h, bf.sn, bf.cs, bf.acc
-		for blk := b0; blk < b1; blk++ {
-			lo, n := c.src.span(blk)
-			hb := h[:xp.NP*n*l]
-			c.src.forward(hb, xp, blk, sc)
-			rows := max(0, min(n, y-lo))
-			if !positive {
-				acc := accBuf[:2*n]
-				clear(acc)
+		lo, n := c.src.span(blk)
+		hb := h[:xp.NP*n*l]
+		c.src.forward(hb, xp, blk, sc)
+		rows := max(0, min(n, y-lo))
+		if !positive {
+			acc := accBuf[:2*n]
+			clear(acc)
+			for qp := range xp.NP {
+				task.Poll() // a helper that left its wave (SetWave) comes back
+				hq := hb[qp*n*l : (qp+1)*n*l]
+				if c.bias != nil {
+					for r := range n {
+						bv := c.bias[lo+r]
+						for j := range l {
+							hq[r*l+j] += bv
+						}
+					}
+				}
+				sinCos(sn[:n*l], cs[:n*l], hq)
+				wq := wl[qp*l : (qp+1)*l]
+				for r := range rows {
+					var sc, ss float64
+					for j, wv := range wq {
+						sc += wv * float64(cs[r*l+j])
+						ss += wv * float64(sn[r*l+j])
+					}
+					acc[r] += sc
+					acc[n+r] += ss
+				}
+			}
+			for r := range rows {
+				m.t[lo+r] += sign * acc[r]
+				if two {
+					m.t[y+lo+r] += sign * acc[n+r]
+				}
+			}
+			return
+		}
+		halves := 1
+		if two {
+			halves = 2
+		}
+		for half := range halves {
+			neg := half == 1
+			for r := range rows {
+				mx := math.Inf(-1)
 				for qp := range xp.NP {
-					task.Poll() // a helper that left its wave (SetWave) comes back
-					hq := hb[qp*n*l : (qp+1)*n*l]
-					if c.bias != nil {
-						for r := range n {
-							bv := c.bias[lo+r]
-							for j := range l {
-								hq[r*l+j] += bv
-							}
+					for j := range l {
+						v := float64(hb[qp*n*l+r*l+j])
+						if neg {
+							v = -v
 						}
-					}
-					sinCos(sn[:n*l], cs[:n*l], hq)
-					wq := wl[qp*l : (qp+1)*l]
-					for r := range rows {
-						var sc, ss float64
-						for j, wv := range wq {
-							sc += wv * float64(cs[r*l+j])
-							ss += wv * float64(sn[r*l+j])
-						}
-						acc[r] += sc
-						acc[n+r] += ss
+						mx = max(mx, v+wl[qp*l+j])
 					}
 				}
-				for r := range rows {
-					m.t[lo+r] += sign * acc[r]
-					if two {
-						m.t[y+lo+r] += sign * acc[n+r]
+				if math.IsInf(mx, -1) {
+					continue
+				}
+				var sum float64
+				for qp := range xp.NP {
+					for j := range l {
+						v := float64(hb[qp*n*l+r*l+j])
+						if neg {
+							v = -v
+						}
+						sum += math.Exp(v + wl[qp*l+j] - mx)
 					}
 				}
-				continue
-			}
-			halves := 1
-			if two {
-				halves = 2
-			}
-			for half := range halves {
-				neg := half == 1
-				for r := range rows {
-					mx := math.Inf(-1)
-					for qp := range xp.NP {
-						for j := range l {
-							v := float64(hb[qp*n*l+r*l+j])
-							if neg {
-								v = -v
-							}
-							mx = max(mx, v+wl[qp*l+j])
-						}
-					}
-					if math.IsInf(mx, -1) {
-						continue
-					}
-					var sum float64
-					for qp := range xp.NP {
-						for j := range l {
-							v := float64(hb[qp*n*l+r*l+j])
-							if neg {
-								v = -v
-							}
-							sum += math.Exp(v + wl[qp*l+j] - mx)
-						}
-					}
-					idx := half*y + lo + r
-					if sign > 0 {
-						m.t[idx] = logAddExp(m.t[idx], mx+math.Log(sum))
-					} else {
-						m.t[idx] = logSubExp(m.t[idx], mx+math.Log(sum))
-					}
+				idx := half*y + lo + r
+				if sign > 0 {
+					m.t[idx] = logAddExp(m.t[idx], mx+math.Log(sum))
+				} else {
+					m.t[idx] = logSubExp(m.t[idx], mx+math.Log(sum))
 				}
 			}
 		}
