@@ -320,10 +320,8 @@ func trigLaneWith[T float32 | float64](h, bias, tc, ts, acc []T, q, l int, buf [
 	for r := 0; r < n; {
 		r, a = k.chain(&h[l], q, &x[0], &tc[0], &tsv[0], &sn[0], &cs[0], n, r, a)
 		if r < n { // beyond the fast range: TrigBlock's Go row
-			b, c, s := rowConsts(bias, tc, ts, r)
-			i := r*q + l
 			acc[l] = a
-			k.row(h[i:i+1], acc[l:l+1], b, c, s)
+			laneRow(h, bias, tc, ts, acc, q, l, r, k.row)
 			a = acc[l]
 			r++
 		}

@@ -45,12 +45,17 @@ func laneArgs(op string, lh int, bias, ts bool, lb, ltc, lts, lacc, q, l, lbuf i
 	return true
 }
 
-// trigLaneGo is TrigLane on the portable level: TrigBlock's own row code
-// (trigRow32, trigRow64) on the lane's element of each row.
+// trigLaneGo is TrigLane on the portable level: laneRow on every row.
 func trigLaneGo[T float32 | float64](h, bias, tc, ts, acc []T, q, l int, row func(h, acc []T, b, c, s T)) {
 	for r := range len(h) / q {
-		b, c, s := rowConsts(bias, tc, ts, r)
-		i := r*q + l
-		row(h[i:i+1], acc[l:l+1], b, c, s)
+		laneRow(h, bias, tc, ts, acc, q, l, r, row)
 	}
+}
+
+// laneRow is TrigBlock's own row code (row: trigRow32, trigRow64) on
+// lane l of row r.
+func laneRow[T float32 | float64](h, bias, tc, ts, acc []T, q, l, r int, row func(h, acc []T, b, c, s T)) {
+	b, c, s := rowConsts(bias, tc, ts, r)
+	i := r*q + l
+	row(h[i:i+1], acc[l:l+1], b, c, s)
 }
