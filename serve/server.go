@@ -64,7 +64,7 @@ type Options struct {
 	// negative Wave applies a write in one piece. Waves of 4 ms bring the
 	// 99th percentile of an energy query under 16 clients adding and
 	// recalling from 22–25 ms to 6–8 ms; the load test's additions keep
-	// a median 89% of the library's Add rate with them, 91–95% without
+	// a median 88% of the library's Add rate with them, 91–92% without
 	// (BENCHMARKS.md, "The memory service under load").
 	Wave time.Duration
 	// Log receives a line per memory opened and per log repaired (nil:
