@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -163,4 +164,28 @@ func TestLockMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	rel()
+}
+
+// TestOwn: a second Own of a held file fails at once with the holder's
+// process ID; once released, it is taken again.
+func TestOwn(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "lock")
+	release, noLocks, err := Own(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if noLocks {
+		t.Skip("no advisory locks on this system")
+	}
+	_, _, err = Own(p)
+	var he *HeldError
+	if !errors.As(err, &he) || he.PID != os.Getpid() || he.Path != p {
+		t.Fatalf("second Own: %v, want a HeldError naming pid %d", err, os.Getpid())
+	}
+	release()
+	release2, _, err := Own(p)
+	if err != nil {
+		t.Fatalf("Own after release: %v", err)
+	}
+	release2()
 }
