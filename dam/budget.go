@@ -165,3 +165,61 @@ func total(parts []Footprint) Footprint {
 	}
 	return sum
 }
+
+// EstimateEval returns an upper bound, in bytes, on what one evaluation of
+// b queries (EnergyGrad; with the gradient if grad) allocates in a model
+// of configuration c holding k patterns (k matters for an MrDAM only)
+// beyond the model's own footprint (EstimateFootprint): the queries in
+// panels, each job's block buffers and partial sums of Z (a job per group
+// of blocks, at most 8: kern.Groups), the results. A model keeps up to 8
+// such workspaces for reuse (DropWorkspaces frees them). A descent
+// (NewDescent) adds EstimateDescent.
+func EstimateEval(c Config, k, b int, grad bool) float64 {
+	c.Beta = 1
+	c, err := c.Validate()
+	if err != nil || b <= 0 {
+		return 0
+	}
+	es := 8.0
+	if c.Precision == Float32 {
+		es = 4
+	}
+	lanes := 64 / es
+	pd := float64(kern.PadD(c.D))
+	nqp := math.Ceil(float64(b) / lanes)
+	// Rows of a block: a block of a stored or regenerated projection (or
+	// of an MrDAM's patterns) is kern.BlockPanels panels of lanes rows; a
+	// SORF block is sorfGroupRows rows or one transform of N.
+	all := math.Ceil(float64(c.Y)/lanes) * lanes
+	if c.Rep == RepMrDAM {
+		all = math.Ceil(float64(max(k, 1))/lanes) * lanes
+	}
+	rows := float64(kern.BlockPanels(int(pd))) * lanes
+	scratch := 0.0
+	if c.Rep == RepDrDAM && c.Projection == features.Structured {
+		n := float64(features.SORFBlockSize(c.D))
+		rows = max(n, sorfGroupRows)
+		all = math.Ceil(all/n) * n
+		scratch = 4 * n * lanes * es
+	}
+	rows = min(rows, all)
+	jobs := float64(kern.Groups(int(math.Ceil(all / rows))))
+	perJob := 2*nqp*rows*lanes*es + 4*rows*es + scratch + 4*nqp*lanes*8
+	if grad {
+		perJob += nqp * lanes * pd * es // the job's partial Z
+	}
+	total := jobs*perJob + nqp*lanes*pd*es + 3*float64(b)*8
+	if grad {
+		total += float64(b) * float64(c.D) * 8 // Z, combined, in float64
+	}
+	return 1.25*total + 64<<10 // slices grown past their length, small headers
+}
+
+// EstimateDescent returns an upper bound, in bytes, on what a descent
+// (NewDescent, Start, and its steps) of b queries of dimension d keeps
+// beside the evaluations: states, gradients, clamps, and an energy trace
+// per query of up to steps+1 values.
+func EstimateDescent(b, d, steps int) float64 {
+	bf, df := float64(b), float64(d)
+	return 5*bf*df*8 + bf*(float64(steps)+1)*8*1.5 + 64*bf + 64<<10
+}

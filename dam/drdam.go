@@ -36,6 +36,7 @@ type drEngine interface {
 	update(m *DrDAM, patterns, lw []float64, sign float64)
 	invalidate()     // T changed
 	share() drEngine // a fresh engine on the same projection layout, sharing the workspaces
+	dropWorkspaces()
 }
 
 // NewDrDAM returns an empty DrDAM whose projection and bias are generated
@@ -305,6 +306,14 @@ type drCompute[T kern.Float] struct {
 	ws   *cache[drWork[T]]  // shared with the copies (share)
 	upd  *cache[updWork[T]] // the updates' working memory, shared likewise
 }
+
+func (c *drCompute[T]) dropWorkspaces() { c.ws.drop(); c.upd.drop() }
+
+// DropWorkspaces frees the evaluation and update workspaces the model
+// keeps for reuse (up to 8 of each, each as large as the largest batch it
+// served; see EstimateEval), for a caller that accounts for memory: a
+// server after a large batch. The next evaluation allocates anew.
+func (m *DrDAM) DropWorkspaces() { m.eng.dropWorkspaces() }
 
 type drWork[T kern.Float] struct {
 	ev  eval[T]

@@ -147,6 +147,20 @@ func (c Config) ScaleLimit() float64 {
 	return math.MaxFloat64 / 64
 }
 
+// MaxBeta returns the largest β at which a model of configuration c can
+// store a pattern of unit norm (the scale of data in [0, 1/√D]^D, which
+// the paper's β assume): β·D·‖ξ‖² ≤ ScaleLimit, and for a DrDAM of the dot
+// energy β‖ξ‖²/2 ≤ MaxDotLogWeight. Above it, every such pattern is
+// refused (CheckPatterns): the model could store only patterns far
+// smaller than its data's scale.
+func (c Config) MaxBeta() float64 {
+	b := c.ScaleLimit() / float64(max(c.D, 1))
+	if c.Rep != RepMrDAM && c.Similarity == Dot {
+		b = min(b, 2*MaxDotLogWeight)
+	}
+	return b
+}
+
 // firstNonFinite returns the index of the first NaN or ±Inf in x, or -1.
 func firstNonFinite(x []float64) int {
 	for i, v := range x {
@@ -225,6 +239,13 @@ func (c *cache[W]) put(w *W) {
 	if len(c.idle) < maxIdle {
 		c.idle = append(c.idle, w)
 	}
+}
+
+// drop forgets the idle workspaces.
+func (c *cache[W]) drop() {
+	c.mu.Lock()
+	c.idle = nil
+	c.mu.Unlock()
 }
 
 func inf(sign int) float64 { return math.Inf(sign) }

@@ -25,7 +25,12 @@ type MrDAM struct {
 type mrEngine interface {
 	energyGrad(m *MrDAM, e, grad, x []float64)
 	invalidate()
+	dropWorkspaces()
 }
+
+// DropWorkspaces frees the evaluation workspaces the model keeps for
+// reuse (see DrDAM.DropWorkspaces).
+func (m *MrDAM) DropWorkspaces() { m.eng.dropWorkspaces() }
 
 // NewMrDAM returns an empty MrDAM; c.Rep must be RepMrDAM (or zero).
 func NewMrDAM(c Config) (*MrDAM, error) {
@@ -104,7 +109,7 @@ func (m *MrDAM) Remove(patterns []float64) error {
 			}
 		}
 		if found < 0 {
-			return fmt.Errorf("patterns: row %d is not stored in the memory (nothing removed)", r+1)
+			return &NotStoredError{Row: r + 1}
 		}
 		gone[found] = true
 	}
@@ -120,6 +125,14 @@ func (m *MrDAM) Remove(patterns []float64) error {
 	m.xi, m.norms = m.xi[:w*d], m.norms[:w]
 	m.eng.invalidate()
 	return nil
+}
+
+// NotStoredError is MrDAM.Remove's error when a row to remove equals no
+// stored pattern: its row, counted from 1. Nothing was removed.
+type NotStoredError struct{ Row int }
+
+func (e *NotStoredError) Error() string {
+	return fmt.Sprintf("patterns: row %d is not stored in the memory (nothing removed)", e.Row)
 }
 
 func equal(a, b []float64) bool {
@@ -176,6 +189,8 @@ type mrWork[T kern.Float] struct {
 	ev  eval[T]
 	xsq []float64
 }
+
+func (c *mrCompute[T]) dropWorkspaces() { c.ws.drop() }
 
 func (c *mrCompute[T]) invalidate() {
 	c.mu.Lock()

@@ -242,3 +242,56 @@ func TestCraftedHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestEstimateEval: the estimate of an evaluation's workspace bounds what
+// an evaluation allocates once the model's compute state is built (a
+// first evaluation of one query, whose workspace is then dropped), for
+// each kind of block source, both precisions, small and large batches,
+// with and without the gradient. Measured, the estimate is 1.5 to 20
+// times what is allocated (it takes every job's buffers at their
+// largest, and full blocks).
+func TestEstimateEval(t *testing.T) {
+	type dropper interface{ DropWorkspaces() }
+	for _, c := range []Config{
+		{D: 300, Beta: 1, Y: 5000},
+		{D: 300, Beta: 1, Y: 5000, Precision: Float32},
+		{D: 40, Beta: 1, Y: 3000, OnDemand: true},
+		{D: 300, Beta: 1, Y: 5000, Projection: features.Structured},
+		{D: 300, Beta: 1, Y: 5000, Projection: features.Structured, Basis: features.Exp},
+		{Rep: RepMrDAM, D: 300, Beta: 1},
+		{Rep: RepMrDAM, D: 300, Beta: 1, Precision: Float32},
+	} {
+		for _, b := range []int{1, 16, 200} {
+			for _, grad := range []bool{false, true} {
+				m, err := New(c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := m.Add(make([]float64, 50*c.D)); err != nil {
+					t.Fatal(err)
+				}
+				m.EnergyGrad(make([]float64, 1), nil, make([]float64, c.D))
+				m.(dropper).DropWorkspaces()
+				x := make([]float64, b*c.D)
+				e := make([]float64, b)
+				var g []float64
+				if grad {
+					g = make([]float64, b*c.D)
+				}
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				if err := m.EnergyGrad(e, g, x); err != nil {
+					t.Fatal(err)
+				}
+				runtime.ReadMemStats(&after)
+				got, est := float64(after.TotalAlloc-before.TotalAlloc), EstimateEval(c, 50, b, grad)
+				// Not so loose as to refuse what fits: at most 50 times
+				// what is allocated, and 1 MiB (a small model's blocks
+				// are smaller than the full blocks the estimate takes).
+				if got > est || est > 50*got+1<<20 {
+					t.Errorf("%v, b = %d, grad %v: allocated %.0f KiB, estimate %.0f KiB: want within [allocated, 50·allocated + 1 MiB]", c, b, grad, got/1024, est/1024)
+				}
+			}
+		}
+	}
+}
