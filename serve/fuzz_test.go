@@ -52,7 +52,7 @@ func FuzzHandlers(f *testing.F) {
 	ok := map[int]bool{200: true, 201: true, 400: true, 404: true, 405: true, 408: true, 409: true, 413: true, 415: true, 422: true}
 	f.Fuzz(func(t *testing.T, route, ct uint8, body []byte) {
 		rt := routes[int(route)%len(routes)]
-		mem := s.mems["m"]
+		mem := s.mem("m")
 		before := mem.info()
 		w := send(rt.method, rt.path, types[int(ct)%len(types)], body)
 		if !ok[w.Code] {

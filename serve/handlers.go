@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/npy"
@@ -29,8 +31,8 @@ func (mem *memory) info() MemoryInfo {
 
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) error {
 	out := []MemoryInfo{}
-	for _, mem := range s.list() {
-		out = append(out, mem.info())
+	for _, sl := range s.list() {
+		out = append(out, s.info(sl))
 	}
 	return writeJSON(w, 200, map[string]any{"memories": out})
 }
@@ -44,7 +46,9 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request) error {
 }
 
 // createMemory makes a memory: 201, or 200 if it exists with the same
-// configuration, or 409 if with another.
+// configuration, or 409 if with another. Its model's footprint is
+// reserved of the budget first (507 if it is not free; 422 if it is more
+// than the whole budget), before any file is written.
 func (s *Server) createMemory(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("name")
 	if !namePattern.MatchString(name) {
@@ -61,40 +65,139 @@ func (s *Server) createMemory(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if mem := s.mems[name]; mem != nil {
-		if mem.cfg != c {
-			return fieldErr(409, "name", "memory %q exists with another configuration (%v; asked %v)", name, mem.cfg, c)
+	if mb := c.MaxBeta(); !(c.Beta <= mb) {
+		what := fmt.Sprintf("β·D·‖ξ‖² must stay within %.3g for a %v model", c.ScaleLimit(), c.Precision)
+		if c.Rep == dam.RepDrDAM && c.Similarity == dam.Dot {
+			what = fmt.Sprintf("a DrDAM of the dot energy weighs a pattern by exp(β‖ξ‖²/2), at most exp(%d)", dam.MaxDotLogWeight)
 		}
-		return writeJSON(w, 200, mem.info())
+		return fieldErr(422, "beta", "%g is above %.4g, the largest β at which this memory could store a pattern of unit norm (the scale of data in [0, 1/√D]^D, which β assumes): %s; such a memory could store nothing of its data's scale", c.Beta, mb, what)
 	}
-	if _, err := dam.New(c); err != nil { // the budget, before any file
-		return flagToField(422, err)
+	need := footprint(c, 0)
+	if need > s.budget.limit {
+		fp := dam.EstimateFootprint(c, 0)
+		field := strings.ToLower(fp.Field)
+		if field == "k" {
+			field = "d"
+		}
+		return fieldErr(422, field, "the memory needs %s (mostly %s), more than this server's whole memory budget of %s (--max-memory)",
+			dam.Bytes(float64(need)), fp.Largest, dam.Bytes(float64(s.budget.limit)))
 	}
-	mem, err := createMemory(filepath.Join(s.opt.Dir, name), name, c)
-	if err != nil {
+	s.mu.Lock()
+	for {
+		sl := s.slots[name]
+		if sl == nil {
+			break
+		}
+		if sl.err != nil {
+			s.mu.Unlock()
+			return damaged(s.opt.Dir, name, sl.err)
+		}
+		if sl.busy != nil { // being created, opened or closed
+			ch := sl.busy
+			s.mu.Unlock()
+			select {
+			case <-ch:
+			case <-r.Context().Done():
+				return r.Context().Err()
+			}
+			s.mu.Lock()
+			continue
+		}
+		s.mu.Unlock()
+		if !sameConfig(sl.cfg, c) {
+			return fieldErr(409, "name", "memory %q exists with another configuration (%v; asked %v)", name, sl.cfg, c)
+		}
+		return writeJSON(w, 200, s.info(sl))
+	}
+	sl := &slot{name: name, dir: filepath.Join(s.opt.Dir, name), cfg: c, busy: make(chan struct{}), count: 0}
+	s.slots[name] = sl
+	finish := func(err error) error {
+		close(sl.busy)
+		sl.busy = nil
+		if err != nil {
+			delete(s.slots, name)
+		}
+		s.mu.Unlock()
 		return err
 	}
-	s.mems[name] = mem
+	if err := s.makeRoom(need, name); err != nil {
+		return finish(err)
+	}
+	if err := s.budget.reserve(need, fmt.Sprintf("memory %q (%s)", name, dam.EstimateFootprint(c, 0).Largest)); err != nil {
+		return finish(err)
+	}
+	s.mu.Unlock()
+	mem, err := createMemory(sl.dir, name, c, s.env)
+	s.mu.Lock()
+	if err != nil {
+		s.budget.release(need)
+		var be *dam.BudgetError
+		var ce *dam.ConfigError
+		if errors.As(err, &be) || errors.As(err, &ce) {
+			return finish(flagToField(422, err))
+		}
+		return finish(err)
+	}
+	mem.reserved = need
+	sl.mem = mem
+	s.open++
+	finish(nil)
+	s.opt.Log.Info("memory created", "name", name, "budget", dam.Bytes(float64(need)))
 	return writeJSON(w, 201, mem.info())
 }
 
+// deleteMemory deletes a memory: it is closed (a write under way
+// finishes first; requests under way on it end with 409) and its folder
+// renamed aside, then removed, so that a server killed meanwhile leaves no
+// half-memory (New removes the rest).
 func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
-	mem, err := s.memoryOf(r)
-	if err != nil {
-		return err
+	name := r.PathValue("name")
+	if !namePattern.MatchString(name) {
+		return fieldErr(400, "name", "%q is not a memory name", name)
 	}
 	s.mu.Lock()
-	delete(s.mems, mem.name)
-	s.mu.Unlock()
-	if err := mem.close(false); err != nil {
-		return err
+	for {
+		sl := s.slots[name]
+		if sl == nil {
+			s.mu.Unlock()
+			return fieldErr(404, "name", "no memory %q", name)
+		}
+		if ch := sl.busy; ch != nil {
+			s.mu.Unlock()
+			select {
+			case <-ch:
+			case <-r.Context().Done():
+				return r.Context().Err()
+			}
+			s.mu.Lock()
+			continue
+		}
+		delete(s.slots, name)
+		mem := sl.mem
+		if mem != nil {
+			s.open--
+		}
+		s.mu.Unlock()
+		if mem != nil {
+			mem.close(false)
+			mem.wmu.Lock()
+			s.budget.release(mem.reserved)
+			mem.reserved = 0
+			mem.wmu.Unlock()
+		}
+		gone := filepath.Join(s.opt.Dir, fmt.Sprintf("%s%s-%d", deletedPrefix, name, time.Now().UnixNano()))
+		if err := os.Rename(sl.dir, gone); err != nil {
+			return err
+		}
+		if d, err := os.Open(s.opt.Dir); err == nil {
+			d.Sync()
+			d.Close()
+		}
+		if err := os.RemoveAll(gone); err != nil {
+			s.opt.Log.Warn("removing a deleted memory's folder", "folder", gone, "err", err)
+		}
+		return writeJSON(w, 200, map[string]any{"deleted": name})
 	}
-	if err := os.RemoveAll(mem.dir); err != nil {
-		return err
-	}
-	return writeJSON(w, 200, map[string]any{"deleted": mem.name})
 }
 
 // jsonBody refuses a body that is not declared JSON. An absent type, and
@@ -153,9 +256,8 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(&raw); err != nil {
-		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
-			return nil, nil, err
+		if perr := passThrough(err); perr != nil {
+			return nil, nil, perr
 		}
 		return nil, nil, fieldErr(400, "", "the body is not a JSON object: %v", err)
 	}
@@ -164,6 +266,11 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 		return nil, nil, fieldErr(400, field, "missing: want [[…], …], rows of D = %d numbers", d)
 	}
 	var rows [][]float64
+	if i, j, found := notNumber(v); found != "" {
+		// encoding/json would take null for 0, and its own message
+		// names no row.
+		return nil, nil, fieldErr(400, field, "row %d, column %d: want a number, found %s", i, j, found)
+	}
 	if err := json.Unmarshal(v, &rows); err != nil {
 		var one []float64
 		if json.Unmarshal(v, &one) != nil {
@@ -171,7 +278,7 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 		}
 		rows = [][]float64{one}
 	}
-	data := make([]float64, 0, len(rows)*d)
+	data := make([]float64, 0, min(len(rows), maxRows)*d)
 	for i, row := range rows {
 		if len(row) != d {
 			return nil, nil, fieldErr(400, field, "row %d has %d values, want D = %d", i+1, len(row), d)
@@ -186,6 +293,67 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 	}
 	delete(raw, field)
 	return data, raw, nil
+}
+
+// notNumber finds the first value of a JSON array of rows (or of one
+// row) that is not a number — null, a string, a boolean, an object —,
+// and returns its row and column (from 1) and the value as written, or
+// found = "" if there is none (or v is not such an array: the decoder says
+// what then). It scans the bytes with a tokenizer, allocating nothing per
+// number.
+func notNumber(v json.RawMessage) (row, col int, found string) {
+	if !bytes.ContainsAny(v, "ntf\"{") {
+		return 0, 0, "" // no null, true, false, string or object: numbers only
+	}
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	depth, r, c := 0, 0, 0
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return 0, 0, ""
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '[':
+				depth++
+				if depth == 2 {
+					r++
+					c = 0
+				} else if depth > 2 {
+					return r, c + 1, "an array"
+				}
+			case ']':
+				depth--
+				if depth == 0 {
+					return 0, 0, ""
+				}
+			default:
+				rr, cc := max(r, 1), c+1
+				return rr, cc, "an object"
+			}
+		case json.Number:
+			c++
+			if depth == 1 {
+				r = 1 // one row, not nested
+			}
+		default:
+			c++
+			rr := r
+			if depth == 1 {
+				rr = 1
+			}
+			if t == nil {
+				return rr, c, "null"
+			}
+			b, _ := json.Marshal(t)
+			if len(b) > 40 {
+				b = append(b[:40], "…"...)
+			}
+			return rr, c, string(b)
+		}
+	}
 }
 
 // checkRows checks the shape and values of a batch of rows.
@@ -217,11 +385,26 @@ func rowError(field string, err error) error {
 	return err
 }
 
-// writePatterns adds or removes the patterns of the body, durably.
+// writePatterns adds or removes the patterns of the body, durably. With
+// an Idempotency-Key header, a retry of a write already made is answered
+// as it was (Idempotent-Replayed: true) and changes nothing. A removal of
+// a row the memory never stored is refused (409), unless ?force=true: an
+// MrDAM looks for it among its patterns, a DrDAM among the fingerprints of
+// what was added.
 func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) error {
 	mem, err := s.memoryOf(r)
 	if err != nil {
 		return err
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	force := false
+	if op == opRemove {
+		if force, err = boolParam(r, "force"); err != nil {
+			return err
+		}
 	}
 	read := func() {}
 	if op == opAdd {
@@ -235,37 +418,121 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 	if err := mem.cfg.CheckPatterns(x); err != nil {
 		return rowError("patterns", err)
 	}
-	k := len(x) / mem.cfg.D
-	check := func(m dam.Memory) error {
-		if op == opRemove && k > m.Len() {
-			return fieldErr(422, "patterns", "%d patterns to remove from a memory that holds %d", k, m.Len())
+	d := mem.cfg.D
+	k := len(x) / d
+	kd := keyed{key: key, n: k}
+	if key != "" {
+		kd.hash = reqHash(op, force, d, x, nil)
+		e, release, err := mem.claim(r.Context().Done(), key, kd.hash)
+		if err != nil {
+			return err
 		}
-		return nil
+		if e != nil {
+			return replay(w, e)
+		}
+		defer release()
 	}
+	var wt written
 	if op == opAdd {
-		err = mem.add(x, read, s.wr)
+		wt = mem.add(x, kd, read)
 	} else {
-		err = mem.write(record{op: op, rows: k, cols: mem.cfg.D, data: x}, check, s.wr)
+		rec := record{op: op, rows: k, cols: d, data: x}
+		if key != "" {
+			rec.keys = []keyed{kd}
+		}
+		wt = mem.write(rec, func(m dam.Memory) error {
+			if k > m.Len() {
+				return fieldErr(422, "patterns", "%d patterns to remove from a memory that holds %d", k, m.Len())
+			}
+			if force {
+				return nil
+			}
+			if i := mem.tab.unknownRow(x, d); i >= 0 {
+				msg := fmt.Sprintf("row %d was never added to this memory (no pattern added and not yet removed has exactly its values): removing it would subtract a pattern that is not there and change the memory. Remove what was added, value for value; or add ?force=true to remove it anyway", i+1)
+				if !mem.tab.complete {
+					msg += fmt.Sprintf(" (this memory cannot list every pattern it stores: %s; if the row is one of those, ?force=true removes it)", mem.tab.incomplete)
+				}
+				return fieldErr(409, "patterns", "%s", msg)
+			}
+			return nil
+		})
 	}
-	if err != nil {
+	if err := wt.err; err != nil {
+		var ns *dam.NotStoredError
+		if errors.As(err, &ns) {
+			return fieldErr(409, "patterns", "row %d is not stored in this memory (an MrDAM removes only patterns equal, value for value, to stored ones): nothing was removed", ns.Row)
+		}
 		return rowError("patterns", err)
 	}
 	if op == opAdd {
 		mem.keep(x)
 	}
-	info := mem.info()
-	key := "added"
 	if op == opRemove {
-		key = "removed"
+		return writeJSON(w, 200, api.Written{Removed: k, Count: wt.count})
 	}
-	return writeJSON(w, 200, map[string]any{key: k, "count": info.Count})
+	return writeJSON(w, 200, api.Written{Added: k, Count: wt.count})
 }
 
-// merge adds a model file's memories, durably.
+// replay answers a retry of a keyed write with its first answer.
+func replay(w http.ResponseWriter, e *keyEntry) error {
+	w.Header().Set("Idempotent-Replayed", "true")
+	out := api.Written{Count: e.count}
+	switch e.op {
+	case opAdd:
+		out.Added = e.n
+	case opRemove:
+		out.Removed = e.n
+	case opMerge:
+		out.Merged = e.n
+	}
+	return writeJSON(w, 200, out)
+}
+
+// idempotencyKey returns the request's Idempotency-Key ("" if none), or a
+// 400 if it is not one.
+func idempotencyKey(r *http.Request) (string, error) {
+	vs := r.Header.Values("Idempotency-Key")
+	if len(vs) == 0 {
+		return "", nil
+	}
+	if len(vs) > 1 {
+		return "", fieldErr(400, "Idempotency-Key", "the header is given %d times, want once", len(vs))
+	}
+	if err := validKey(vs[0]); err != nil {
+		return "", fieldErr(400, "Idempotency-Key", "%v", err)
+	}
+	return vs[0], nil
+}
+
+// boolParam reads the query parameter name: absent or "false" false,
+// "true" (or empty: ?force) true.
+func boolParam(r *http.Request, name string) (bool, error) {
+	q := r.URL.Query()
+	if !q.Has(name) {
+		return false, nil
+	}
+	switch q.Get(name) {
+	case "true", "":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fieldErr(400, name, "want true or false, found %q", q.Get(name))
+}
+
+// merge adds a model file's memories, durably (with an Idempotency-Key,
+// as writePatterns).
 func (s *Server) merge(w http.ResponseWriter, r *http.Request) error {
 	mem, err := s.memoryOf(r)
 	if err != nil {
 		return err
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	if bb, ok := r.Body.(*budgetBody); ok {
+		bb.factor = 2 // the file, as read (and io.ReadAll's growth)
 	}
 	b, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -273,25 +540,42 @@ func (s *Server) merge(w http.ResponseWriter, r *http.Request) error {
 	}
 	// The header first: a small file may declare a model whose projection
 	// takes gigabytes to build; only the memory's own configuration,
-	// which passed the limits, is built.
+	// which passed the limits, is built, within the budget.
 	h, err := dam.ReadHeader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		return fieldErr(400, "body", "not a drdam model file: %v", err)
 	}
-	if h.Config != mem.cfg {
+	if !sameConfig(h.Config, mem.cfg) {
 		return fieldErr(409, "body", "the model is %v, the memory %v: only models of the same configuration merge", h.Config, mem.cfg)
 	}
-	o, err := dam.ReadBudget(bytes.NewReader(b), int64(len(b)), 0)
+	if err := reserveFor(r, float64(footprint(mem.cfg, int(min(h.Count, 1<<31)))), "reading the merged model"); err != nil {
+		return err
+	}
+	o, err := dam.ReadBudget(bytes.NewReader(b), int64(len(b)), s.budget.limit)
 	if err != nil {
 		return fieldErr(400, "body", "not a drdam model file: %v", err)
 	}
-	if err := mem.write(record{op: opMerge, raw: b}, nil, s.wr); err != nil {
-		return err
+	rec := record{op: opMerge, raw: b, merged: o}
+	if key != "" {
+		kd := keyed{key: key, hash: reqHash(opMerge, false, 0, nil, b), n: o.Len()}
+		e, release, err := mem.claim(r.Context().Done(), key, kd.hash)
+		if err != nil {
+			return err
+		}
+		if e != nil {
+			return replay(w, e)
+		}
+		defer release()
+		rec.keys = []keyed{kd}
 	}
-	return writeJSON(w, 200, map[string]any{"merged": o.Len(), "count": mem.info().Count})
+	wt := mem.write(rec, nil)
+	if wt.err != nil {
+		return wt.err
+	}
+	return writeJSON(w, 200, api.Written{Merged: o.Len(), Count: wt.count})
 }
 
-// energy evaluates energies (and gradients) under the read lock.
+// energy evaluates energies (and gradients).
 func (s *Server) energy(w http.ResponseWriter, r *http.Request) error {
 	mem, err := s.memoryOf(r)
 	if err != nil {
@@ -308,16 +592,21 @@ func (s *Server) energy(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	b, d := len(x)/mem.cfg.D, mem.cfg.D
+	m, done := mem.model()
+	if err := reserveFor(r, evalNeed(mem.cfg, m.Len(), b, grad), fmt.Sprintf("evaluating %d queries", b)); err != nil {
+		done()
+		return err
+	}
 	e := make([]float64, b)
 	var g []float64
 	if grad {
 		g = make([]float64, b*d)
 	}
-	m, done := mem.model()
 	if b > gateFree { // a large batch waits for the compute gate; a small one does not
 		s.gate <- struct{}{}
 		err = m.EnergyGrad(e, g, x)
 		<-s.gate
+		dropLarge(m)
 	} else {
 		err = m.EnergyGrad(e, g, x)
 	}
@@ -333,6 +622,15 @@ func (s *Server) energy(w http.ResponseWriter, r *http.Request) error {
 		out["grad"] = api.RowsOf(g, d)
 	}
 	return writeJSON(w, 200, out)
+}
+
+// dropLarge frees the workspaces a model keeps after a batch larger than
+// the ones a memory's footprint counts (gateFree queries): what the
+// request reserved for them is given back when it ends.
+func dropLarge(m dam.Memory) {
+	if d, ok := m.(interface{ DropWorkspaces() }); ok {
+		d.DropWorkspaces()
+	}
 }
 
 // snapshot writes a snapshot and says where.
@@ -355,8 +653,12 @@ func (s *Server) download(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
 	m, done := mem.model()
+	if err := reserveFor(r, 2*(float64(stateBytes(mem.cfg, m.Len()))+4096), "writing the model file"); err != nil {
+		done()
+		return err
+	}
+	var b bytes.Buffer
 	err = dam.Write(&b, m)
 	done()
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/drdam/drdam/dam"
@@ -25,17 +27,20 @@ import (
 //
 //	memory.json              its configuration (written once, atomically)
 //	snapshot-SEQ.drdam       a model file of every record up to SEQ
-//	wal.log                  the records after it (see wal.go)
+//	wal.log                  the records after it (see wal.go), the first
+//	                         of them the memory's tables as of the snapshot
+//	gallery.npy              the first patterns added, for the web page
 //
 // Opening it loads the newest snapshot and applies the log's records with
 // a larger sequence number; a snapshot is written (atomically, then the
-// log emptied) every SnapshotEvery records and at a graceful shutdown.
+// log replaced) every SnapshotEvery records and at a graceful shutdown.
 
 // memory is one named memory, open.
 type memory struct {
 	name string
 	dir  string
 	cfg  dam.Config
+	env  *memEnv
 
 	// wmu serializes the writers: the append of a record, its
 	// application and the publication of the model, snapshots and close.
@@ -62,64 +67,177 @@ type memory struct {
 	snap    uint64 // the sequence number of the newest snapshot
 	pending int    // records since that snapshot
 	closed  atomic.Bool
+	// snapRetry is when a snapshot that failed (a full disk) is tried
+	// again; wmu guards it.
+	snapRetry time.Time
+	// reserved is what the memory holds of the server's budget (its
+	// model's footprint); wmu guards it.
+	reserved int64
+
+	// kmu guards tab's keys and flights: the answers of idempotent
+	// writes, and the keyed writes under way. tab's fingerprints are
+	// the writers' (wmu).
+	kmu     sync.Mutex
+	tab     *tables
+	flights map[string]chan struct{}
 
 	gal gallery // the first patterns added, for the web page (gallery.go)
 }
 
-// createMemory makes the folder of a new memory and opens it.
-func createMemory(dir, name string, c dam.Config) (*memory, error) {
+// memEnv is what a server gives the memories it opens.
+type memEnv struct {
+	budget *budget
+	log    *slog.Logger
+	wr     *writing
+}
+
+// DamageError says that a file of a memory is damaged (corrupt, not torn
+// by a crash): the memory is not opened, and answers 503 with it.
+type DamageError struct {
+	File string // the damaged file
+	Off  int64  // the byte where the damage is, if known (−1 not)
+	Msg  string
+}
+
+func (e *DamageError) Error() string { return e.File + ": " + e.Msg }
+
+// createMemory makes the folder of a new memory and opens it; if
+// anything fails, the folder is removed.
+func createMemory(dir, name string, c dam.Config, env *memEnv) (*memory, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
 	b, err := json.MarshalIndent(apiConfig(c), "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := atomicfile.Write(filepath.Join(dir, "memory.json"), func(w io.Writer) error {
-		_, err := w.Write(append(b, '\n'))
-		return err
-	}); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	return openMemory(dir, name)
-}
-
-// openMemory opens the memory kept in dir.
-func openMemory(dir, name string) (*memory, error) {
-	b, err := os.ReadFile(filepath.Join(dir, "memory.json"))
-	if err != nil {
-		return nil, err
-	}
-	c, err := parseConfig(b, unlimited)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "memory.json"), err)
-	}
-	mem := &memory{name: name, dir: dir, cfg: c, readersDone: make(chan struct{}, 1)}
-	if err := mem.loadSnapshot(); err != nil {
-		return nil, err
-	}
-	mem.log, _, err = openWAL(filepath.Join(dir, "wal.log"), func(r record) error {
-		if r.seq <= mem.seq {
-			return nil // in the snapshot already
-		}
-		if err := mem.apply(r); err != nil {
+	if err == nil {
+		err = atomicfile.Write(filepath.Join(dir, "memory.json"), func(w io.Writer) error {
+			_, err := w.Write(append(b, '\n'))
 			return err
-		}
-		mem.seq = r.seq
-		mem.pending++
-		return nil
-	})
+		})
+	}
+	var mem *memory
+	if err == nil {
+		mem, err = openMemory(dir, name, c, env)
+	}
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	return mem, nil
 }
 
-// loadSnapshot loads the newest snapshot of the memory, or makes an empty
-// memory if there is none.
-func (mem *memory) loadSnapshot() error {
-	matches, _ := filepath.Glob(filepath.Join(mem.dir, "snapshot-*.drdam"))
+// readConfig reads the configuration of the memory in dir.
+func readConfig(dir string) (dam.Config, error) {
+	p := filepath.Join(dir, "memory.json")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return dam.Config{}, err
+	}
+	c, err := parseConfig(b, unlimited)
+	if err != nil {
+		return dam.Config{}, &DamageError{File: p, Off: -1, Msg: "not a memory's configuration: " + err.Error()}
+	}
+	return c, nil
+}
+
+// openMemory opens the memory of configuration c kept in dir: its newest
+// snapshot, then its log's later records. A torn tail of the log is cut
+// (and logged); damage is a *DamageError.
+func openMemory(dir, name string, c dam.Config, env *memEnv) (*memory, error) {
+	mem := &memory{name: name, dir: dir, cfg: c, env: env, readersDone: make(chan struct{}, 1), flights: map[string]chan struct{}{}}
+	if err := mem.loadSnapshot(); err != nil {
+		return nil, err
+	}
+	stateSeq := uint64(0)
+	now := time.Now()
+	p := filepath.Join(dir, "wal.log")
+	init := mem.stateRecord(newTables(c.Rep == dam.RepDrDAM))
+	log, torn, err := openWAL(p, &init, func(r record) error {
+		if r.op == opState {
+			if mem.tab != nil {
+				return errors.New("a second state record")
+			}
+			if r.seq > mem.seq {
+				return fmt.Errorf("the log starts after record %d but the newest snapshot holds records up to %d: records %d–%d are in neither",
+					r.seq, mem.seq, mem.seq+1, r.seq)
+			}
+			t, err := decodeTables(r.raw, now)
+			if err != nil {
+				return err
+			}
+			if (t.fp != nil) != (c.Rep == dam.RepDrDAM) {
+				return errors.New("the state record's fingerprints do not match the memory's kind")
+			}
+			mem.tab, stateSeq = t, r.seq
+			return nil
+		}
+		if mem.tab == nil {
+			mem.tab = mem.legacyTables()
+		}
+		if r.seq <= stateSeq {
+			return fmt.Errorf("record %d follows the state of record %d", r.seq, stateSeq)
+		}
+		if r.seq > mem.seq {
+			if r.seq != mem.seq+1 {
+				return fmt.Errorf("records %d–%d are in neither the newest snapshot (up to %d) nor the log", mem.seq+1, r.seq-1, mem.seq)
+			}
+			if r.op == opAdd || r.op == opRemove {
+				if r.cols != c.D {
+					return fmt.Errorf("patterns of %d values in a memory of D = %d", r.cols, c.D)
+				}
+			}
+			if err := mem.applyTo(mem.m, r); err != nil {
+				return err
+			}
+			mem.seq = r.seq
+			mem.pending++
+		}
+		mem.tab.apply(r, true, now) // records up to the snapshot too: the tables are as of the state record
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	mem.log = log
+	if mem.tab == nil {
+		mem.tab = mem.legacyTables()
+	}
+	if torn > 0 {
+		env.log.Warn("write-ahead log: torn last record cut (a crash while it was appended; it was never acknowledged)",
+			"memory", name, "file", p, "bytes", torn, "records kept", mem.seq-mem.snap)
+	}
+	if log.version < 2 {
+		// A log of an older drdam: snapshot now, and start a log of
+		// this version (with the tables).
+		if err := mem.snapshotLocked(true); err != nil {
+			log.close()
+			return nil, fmt.Errorf("upgrading the write-ahead log %s: %w", p, err)
+		}
+	}
+	return mem, nil
+}
+
+// legacyTables returns the tables of a memory whose log has none (one of
+// an older drdam): no key; a DrDAM that stores patterns cannot list
+// their fingerprints.
+func (mem *memory) legacyTables() *tables {
+	t := newTables(mem.cfg.Rep == dam.RepDrDAM)
+	if t.fp != nil && mem.m.Len() > 0 {
+		t.complete = false
+		t.incomplete = fmt.Sprintf("its %d patterns stored before this drdam kept fingerprints", mem.m.Len())
+	}
+	return t
+}
+
+// stateRecord returns the state record of tables t at the memory's
+// sequence number.
+func (mem *memory) stateRecord(t *tables) record {
+	return record{seq: mem.seq, op: opState, at: time.Now().UnixNano(), raw: t.encode()}
+}
+
+// snapshots returns the sequence numbers of the snapshots in dir, newest
+// first.
+func snapshots(dir string) []uint64 {
+	matches, _ := filepath.Glob(filepath.Join(dir, "snapshot-*.drdam"))
 	var seqs []uint64
 	for _, p := range matches {
 		s := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(p), "snapshot-"), ".drdam")
@@ -128,48 +246,72 @@ func (mem *memory) loadSnapshot() error {
 		}
 	}
 	sort.Slice(seqs, func(i, j int) bool { return seqs[i] > seqs[j] })
+	return seqs
+}
+
+// loadSnapshot loads the newest snapshot of the memory, or makes an empty
+// memory if there is none. A snapshot that cannot be read is damage: it
+// is never skipped for an older one (whose later records the log no
+// longer holds).
+func (mem *memory) loadSnapshot() error {
+	c := mem.cfg
+	c.MaxMemory = mem.env.budget.limit
+	seqs := snapshots(mem.dir)
 	if len(seqs) == 0 {
-		m, err := dam.New(mem.cfg)
+		m, err := dam.New(c)
 		if err != nil {
 			return err
 		}
 		mem.m = m
 		return nil
 	}
-	path := mem.snapshotPath(seqs[0])
-	m, err := dam.Load(path)
+	path := snapshotPath(mem.dir, seqs[0])
+	m, err := dam.LoadBudget(path, c.MaxMemory)
 	if err != nil {
-		return err
+		var be *dam.BudgetError
+		if errors.As(err, &be) || errors.Is(err, os.ErrPermission) {
+			return err
+		}
+		return &DamageError{File: path, Off: -1, Msg: "the newest snapshot cannot be read: " + strings.TrimPrefix(err.Error(), "read "+path+": ")}
 	}
-	if m.Config() != mem.cfg {
-		return fmt.Errorf("%s: the model is %v, the memory %v", path, m.Config(), mem.cfg)
+	if !sameConfig(m.Config(), mem.cfg) {
+		return &DamageError{File: path, Off: -1, Msg: fmt.Sprintf("the snapshot is a model of %v, the memory (memory.json) of %v", m.Config(), mem.cfg)}
 	}
 	mem.m, mem.seq, mem.snap = m, seqs[0], seqs[0]
 	return nil
 }
 
-func (mem *memory) snapshotPath(seq uint64) string {
-	return filepath.Join(mem.dir, fmt.Sprintf("snapshot-%020d.drdam", seq))
+// sameConfig reports whether two configurations describe the same model
+// (the budget a model was built with aside).
+func sameConfig(a, b dam.Config) bool {
+	a.MaxMemory, b.MaxMemory = 0, 0
+	return a == b
 }
 
-// apply applies a record to the model (when the log is replayed).
-func (mem *memory) apply(r record) error { return mem.applyTo(mem.m, r) }
+func snapshotPath(dir string, seq uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("snapshot-%020d.drdam", seq))
+}
+
+func (mem *memory) snapshotPath(seq uint64) string { return snapshotPath(mem.dir, seq) }
 
 // applyTo applies a record to m.
 func (mem *memory) applyTo(m dam.Memory, r record) error {
 	switch r.op {
-	case opAdd, opRemove:
-		if r.cols != mem.cfg.D {
-			return fmt.Errorf("patterns of %d values in a memory of D = %d", r.cols, mem.cfg.D)
-		}
-		if r.op == opAdd {
-			return m.Add(r.data)
-		}
+	case opAdd:
+		return m.Add(r.data)
+	case opRemove:
 		return m.Remove(r.data)
 	case opMerge:
-		o, err := dam.Read(bytes.NewReader(r.raw), int64(len(r.raw)))
-		if err != nil {
-			return err
+		o := r.merged
+		if o == nil {
+			var err error
+			c := mem.cfg
+			if o, err = dam.ReadBudget(bytes.NewReader(r.raw), int64(len(r.raw)), mem.env.budget.limit); err != nil {
+				return err
+			}
+			if !sameConfig(o.Config(), c) {
+				return fmt.Errorf("a merged model of %v in a memory of %v", o.Config(), c)
+			}
 		}
 		return m.Merge(o)
 	}
@@ -225,14 +367,54 @@ var opNames = map[byte]string{opAdd: "add", opRemove: "remove", opMerge: "merge"
 // errClosed is the error of a memory deleted or shut down meanwhile.
 var errClosed = errors.New("the memory was deleted or the server is shutting down")
 
+// SyncError says that a write was applied and is in the log, but the
+// log's sync failed: it may not be durable. A retry with the same
+// Idempotency-Key syncs again and answers the write without applying it
+// twice.
+type SyncError struct{ Err error }
+
+func (e *SyncError) Error() string {
+	return fmt.Sprintf("the write was applied, but syncing the log failed (%v): it may be lost if the machine stops; retry it with the same Idempotency-Key (without one, a retry stores it twice)", e.Err)
+}
+
+func (e *SyncError) Unwrap() error { return e.Err }
+
+// written is the outcome of a write: the patterns in the memory after its
+// record.
+type written struct {
+	count int
+	err   error
+}
+
+// footprint returns what a memory of k patterns holds of the budget: its
+// model (dam.EstimateFootprint) and the evaluation workspaces a model
+// keeps for reuse, those of small batches (8 of gateFree queries with
+// gradients; a larger batch's are dropped after it, dropLarge).
+func footprint(c dam.Config, k int) int64 {
+	return int64(dam.EstimateFootprint(c, k).Bytes + 8*dam.EstimateEval(c, k, gateFree, true))
+}
+
+// delta returns how a record changes the count of a memory of k patterns.
+func (r record) delta() int {
+	switch r.op {
+	case opAdd:
+		return r.rows
+	case opRemove:
+		return -r.rows
+	case opMerge:
+		return r.merged.Len()
+	}
+	return 0
+}
+
 // write checks, logs and applies one record, then syncs the log: when
-// write returns nil the record is in the synced log and in the published
-// model. check runs first, on the model (so that a removal can be checked
-// against the count), and may refuse the record. The work of the
-// application passes the server's compute gate (see Server).
-func (mem *memory) write(r record, check func(m dam.Memory) error, wr *writing) error {
+// write returns without error the record is in the synced log and in the
+// published model. check runs first, on the model (so that a removal can
+// be checked against what is stored), and may refuse the record. The work
+// of the application passes the server's compute gate (see Server).
+func (mem *memory) write(r record, check func(m dam.Memory) error) written {
 	mem.wmu.Lock()
-	return mem.writeHeld(r, check, wr)
+	return mem.writeHeld(r, check)
 }
 
 // writeHeld is write with wmu held; it releases it.
@@ -243,25 +425,49 @@ func (mem *memory) write(r record, check func(m dam.Memory) error, wr *writing) 
 // sync that covers its record has returned. A query may see a write whose
 // sync is still under way: if the machine dies then, that write, never
 // acknowledged, may be lost, as a write in flight may.
-func (mem *memory) writeHeld(r record, check func(m dam.Memory) error, wr *writing) error {
+func (mem *memory) writeHeld(r record, check func(m dam.Memory) error) written {
 	unlocked := false
 	defer func() {
 		if !unlocked {
 			mem.wmu.Unlock()
 		}
 	}()
+	wr := mem.env.wr
 	if mem.closed.Load() {
-		return errClosed
+		return written{err: errClosed}
 	}
 	cur := mem.m // only writers change it, and wmu is held
 	if check != nil {
 		if err := check(cur); err != nil {
-			return err
+			return written{err: err}
 		}
 	}
-	r.seq = mem.seq + 1
+	r.seq, r.at = mem.seq+1, time.Now().UnixNano()
+	count := cur.Len() + r.delta()
+	for i := range r.keys {
+		r.keys[i].count = count
+	}
+	// The budget: an MrDAM grows with its patterns; a DrDAM's write
+	// holds a copy of T until it is published.
+	var held int64
+	if _, ok := cur.(*dam.DrDAM); ok {
+		held = int64(dam.EstimateFootprint(mem.cfg, 0).Bytes) // T and its compute copy dominate; the projection is shared
+		if err := mem.env.budget.reserve(held, fmt.Sprintf("a copy of memory %q's T while a write is applied", mem.name)); err != nil {
+			return written{err: err}
+		}
+	} else if need := footprint(mem.cfg, count) - mem.reserved; need > 0 {
+		if err := mem.env.budget.reserve(need, fmt.Sprintf("memory %q's %d more patterns", mem.name, count-cur.Len())); err != nil {
+			return written{err: err}
+		}
+		mem.reserved += need
+	}
+	defer mem.env.budget.release(held)
+	fail := func(err error) written {
+		mem.fitReservation()
+		return written{err: err}
+	}
 	if err := mem.log.append(r); err != nil {
-		return err
+		return fail(err)
 	}
 	next, copied, err := copyOnWrite(cur, wr.wave)
 	if err == nil {
@@ -285,24 +491,115 @@ func (mem *memory) writeHeld(r record, check func(m dam.Memory) error, wr *writi
 		// changes nothing when it fails), and so must the log be. Cut the
 		// record off again.
 		if cerr := mem.log.cutLast(); cerr != nil {
-			return fmt.Errorf("%w; and removing it from the log: %v", err, cerr)
+			return fail(fmt.Errorf("%w; and removing it from the log: %v", err, cerr))
 		}
-		return err
+		return fail(err)
+	}
+	if next.Len() != count {
+		panic(fmt.Sprintf("serve: a record of %d patterns left %d in a memory of %d", r.delta(), next.Len(), cur.Len()))
 	}
 	mem.mu.Lock()
 	mem.m, mem.seq = next, r.seq
 	mem.mu.Unlock()
+	now := time.Now()
+	mem.kmu.Lock()
+	mem.tab.apply(r, false, now)
+	mem.kmu.Unlock()
+	mem.fitReservation() // an MrDAM that shrank
 	mem.pending++
-	if wr.every > 0 && mem.pending >= wr.every {
-		if err := mem.snapshotLocked(); err != nil { // syncs the model file, and empties the log
-			return fmt.Errorf("the snapshot after the write failed: %w", err)
+	if wr.every > 0 && mem.pending >= wr.every && now.After(mem.snapRetry) {
+		// The snapshot also makes this record durable (the model file is
+		// synced before the log is replaced). If it fails (a full disk),
+		// the write still stands: the log is synced below, and the
+		// snapshot is tried again after a while.
+		if err := mem.snapshotLocked(false); err == nil {
+			mem.markSynced(r)
+			return written{count: count}
+		} else {
+			mem.snapRetry = now.Add(10 * time.Second)
+			mem.env.log.Warn("snapshot failed; the write-ahead log keeps every write, and the snapshot is tried again after 10 s", "memory", mem.name, "err", err)
 		}
-		return nil
 	}
 	log := mem.log
 	unlocked = true
 	mem.wmu.Unlock()
-	return log.sync()
+	if err := log.sync(); err != nil {
+		return written{count: count, err: &SyncError{Err: err}}
+	}
+	mem.markSynced(r)
+	return written{count: count}
+}
+
+// fitReservation releases what the memory holds of the budget beyond its
+// model's footprint (an MrDAM's, after a removal or a write that failed);
+// wmu must be held.
+func (mem *memory) fitReservation() {
+	if extra := mem.reserved - footprint(mem.cfg, mem.m.Len()); extra > 0 && mem.cfg.Rep == dam.RepMrDAM {
+		mem.env.budget.release(extra)
+		mem.reserved -= extra
+	}
+}
+
+// markSynced notes that the keys of record r are durable.
+func (mem *memory) markSynced(r record) {
+	if len(r.keys) == 0 {
+		return
+	}
+	mem.kmu.Lock()
+	for _, k := range r.keys {
+		if e := mem.tab.keys[k.key]; e != nil && e.seq == r.seq {
+			e.synced = true
+		}
+	}
+	mem.kmu.Unlock()
+}
+
+// claim looks up an Idempotency-Key. If a write with it was made, it
+// returns its answer (syncing the log first if that write's sync had
+// failed); a request with the same key but another body is refused (422).
+// If a write with it is under way, it waits for it. Otherwise it returns
+// nil and a release to call when the request is done: until then, other
+// requests with the key wait.
+func (mem *memory) claim(done <-chan struct{}, key string, hash uint64) (*keyEntry, func(), error) {
+	for {
+		mem.kmu.Lock()
+		mem.tab.expire(time.Now())
+		if e := mem.tab.keys[key]; e != nil {
+			synced, ent := e.synced, *e
+			mem.kmu.Unlock()
+			if ent.hash != hash {
+				return nil, nil, fieldErr(422, "Idempotency-Key", "the key %q was used for another request (record %d, a %s of %d); a key names one request, its retries send the same body",
+					key, ent.seq, opNames[ent.op], ent.n)
+			}
+			if !synced {
+				if err := mem.log.sync(); err != nil {
+					return nil, nil, &SyncError{Err: err}
+				}
+				mem.kmu.Lock()
+				e.synced = true
+				mem.kmu.Unlock()
+			}
+			return &ent, nil, nil
+		}
+		if ch := mem.flights[key]; ch != nil {
+			mem.kmu.Unlock()
+			select {
+			case <-ch:
+				continue
+			case <-done:
+				return nil, nil, errors.New("the request ended while a request with the same Idempotency-Key was under way")
+			}
+		}
+		ch := make(chan struct{})
+		mem.flights[key] = ch
+		mem.kmu.Unlock()
+		return nil, func() {
+			mem.kmu.Lock()
+			delete(mem.flights, key)
+			mem.kmu.Unlock()
+			close(ch)
+		}, nil
+	}
 }
 
 // A writer that had to wait for another write leaves the processors
@@ -364,7 +661,8 @@ const maxGroup = 1 << 22
 // queuedAdd is an addition waiting in a memory's queue (add).
 type queuedAdd struct {
 	data []float64 // rows × D
-	done chan error
+	key  keyed     // its Idempotency-Key, if it has one
+	done chan written
 }
 
 // add adds the patterns data (rows × D) durably, as write does; additions
@@ -376,19 +674,22 @@ type queuedAdd struct {
 // bit, as the one that answered; one larger Add is also faster than
 // several small ones (fewer passes over the features: BENCHMARKS.md, "The
 // memory service under load"). Each request is answered when the record
-// that holds it is durable. If a group fails as a whole (the model refuses
-// it), its additions are written again one by one, so that each gets its
-// own answer. read is called once the addition is queued (see reading).
-func (mem *memory) add(data []float64, read func(), wr *writing) error {
-	me := &queuedAdd{data: data, done: make(chan error, 1)}
+// that holds it is durable, with the count after that record. If a group
+// fails as a whole (the model refuses it), its additions are written
+// again one by one, so that each gets its own answer. read is called once
+// the addition is queued (see reading). key (if its key is not empty) is
+// the request's Idempotency-Key, kept in the record.
+func (mem *memory) add(data []float64, key keyed, read func()) written {
+	me := &queuedAdd{data: data, key: key, done: make(chan written, 1)}
 	mem.qmu.Lock()
 	mem.queue = append(mem.queue, me)
 	mem.qmu.Unlock()
 	read() // queued: a writer need not wait for it
+	wr := mem.env.wr
 	for {
 		select {
-		case err := <-me.done:
-			return err
+		case w := <-me.done:
+			return w
 		default:
 		}
 		waited := !mem.wmu.TryLock()
@@ -429,42 +730,64 @@ func (mem *memory) add(data []float64, read func(), wr *writing) error {
 		if wr.group != nil {
 			wr.group.Observe(float64(n))
 		}
-		err := mem.writeHeld(mem.addRecord(data), nil, wr)
-		if err != nil && n > 1 && !errors.Is(err, errClosed) {
+		w := mem.writeHeld(mem.addRecord(data, group...), nil)
+		if w.err != nil && n > 1 && !errors.Is(w.err, errClosed) && !isSyncError(w.err) {
 			for _, q := range group {
-				q.done <- mem.write(mem.addRecord(q.data), nil, wr)
+				q.done <- mem.write(mem.addRecord(q.data, q), nil)
 			}
 			continue
 		}
 		for _, q := range group {
-			q.done <- err
+			q.done <- w
 		}
 	}
 }
 
-// addRecord is the record that adds the patterns data (rows × D).
-func (mem *memory) addRecord(data []float64) record {
-	d := mem.cfg.D
-	return record{op: opAdd, rows: len(data) / d, cols: d, data: data}
+func isSyncError(err error) bool {
+	var se *SyncError
+	return errors.As(err, &se)
 }
 
-// snapshotLocked writes a snapshot of every record applied and empties
-// the log; wmu must be held.
-func (mem *memory) snapshotLocked() error {
-	if mem.pending == 0 && mem.snap == mem.seq && fileExists(mem.snapshotPath(mem.seq)) {
+// addRecord is the record that adds the patterns data (rows × D) for the
+// queued additions group (their keys).
+func (mem *memory) addRecord(data []float64, group ...*queuedAdd) record {
+	d := mem.cfg.D
+	r := record{op: opAdd, rows: len(data) / d, cols: d, data: data}
+	for _, q := range group {
+		if q.key.key != "" {
+			r.keys = append(r.keys, q.key)
+		}
+	}
+	return r
+}
+
+// snapshotLocked writes a snapshot of every record applied and replaces
+// the log by one holding only the tables (or, if force, does so even when
+// nothing was written since the last); wmu must be held (or the memory
+// not yet shared). If the snapshot is written but the log cannot be
+// replaced, the old log stays in use (its records are older than the
+// snapshot, and skipped when it is replayed) and the error is logged.
+func (mem *memory) snapshotLocked(force bool) error {
+	if !force && mem.pending == 0 && mem.snap == mem.seq && fileExists(mem.snapshotPath(mem.seq)) {
 		return nil
 	}
 	path := mem.snapshotPath(mem.seq)
 	if err := dam.Save(path, mem.m); err != nil {
 		return err
 	}
-	if err := mem.log.reset(); err != nil {
-		return err
-	}
+	mem.kmu.Lock()
+	init := mem.stateRecord(mem.tab)
+	mem.kmu.Unlock()
 	old := mem.snap
 	mem.snap, mem.pending = mem.seq, 0
 	if old != mem.seq {
 		os.Remove(mem.snapshotPath(old))
+	}
+	if err := mem.log.reset(&init); err != nil {
+		if mem.log.version < 2 {
+			return err
+		}
+		mem.env.log.Warn("snapshot written, but the write-ahead log could not be replaced; it is kept (its records are in the snapshot)", "memory", mem.name, "err", err)
 	}
 	return nil
 }
@@ -476,13 +799,14 @@ func (mem *memory) snapshot() (string, error) {
 	if mem.closed.Load() {
 		return "", errClosed
 	}
-	if err := mem.snapshotLocked(); err != nil {
+	if err := mem.snapshotLocked(false); err != nil {
 		return "", err
 	}
 	return mem.snapshotPath(mem.seq), nil
 }
 
-// close snapshots the memory (if keep) and closes its log.
+// close snapshots the memory (if keep) and closes its log. A snapshot
+// that fails (a full disk) loses nothing: the log holds every write.
 func (mem *memory) close(keep bool) error {
 	mem.wmu.Lock()
 	defer mem.wmu.Unlock()
@@ -492,12 +816,19 @@ func (mem *memory) close(keep bool) error {
 	mem.closed.Store(true)
 	var err error
 	if keep {
-		err = mem.snapshotLocked()
+		if err = mem.snapshotLocked(false); err != nil {
+			err = fmt.Errorf("snapshot at close (the write-ahead log keeps every write): %w", err)
+		}
 	}
 	if cerr := mem.log.close(); err == nil {
 		err = cerr
 	}
 	return err
+}
+
+// noSpace reports whether err is a full disk (or quota).
+func noSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 func fileExists(p string) bool {

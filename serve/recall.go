@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"net/http"
 	"runtime"
@@ -145,9 +146,19 @@ func (s *Server) recall(w http.ResponseWriter, r *http.Request) error {
 // get in between. Every step passes the compute gate, so that short
 // queries (an energy) are not queued behind the steps of many descents.
 func (s *Server) descend(r *http.Request, mem *memory, x []float64, o dam.RecallOptions, each func(*dam.Descent) error) (*dam.Result, error) {
+	d := mem.cfg.D
+	b := len(x) / d
 	m, done := mem.model()
 	_, published := m.(*dam.DrDAM)
+	k := m.Len()
 	done()
+	need := evalNeed(mem.cfg, k, b, true) + dam.EstimateDescent(b, d, o.MaxSteps) + float64(b*d)*25
+	if err := reserveFor(r, need, fmt.Sprintf("a descent of %d queries", b)); err != nil {
+		return nil, err
+	}
+	if b > gateFree {
+		defer dropLarge(m)
+	}
 	ds, err := dam.NewDescent(m, o)
 	if err != nil {
 		return nil, fieldErr(422, "", "%v", err)

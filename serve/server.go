@@ -16,12 +16,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/serve/api"
 )
 
@@ -67,8 +70,26 @@ type Options struct {
 	// a median 88% of the library's Add rate with them, 91–92% without
 	// (BENCHMARKS.md, "The memory service under load").
 	Wave time.Duration
-	// Log receives a line per memory opened and per log repaired (nil:
-	// slog.Default()).
+	// MaxMemory is the server's memory budget in bytes (0: sysinfo's
+	// default, three quarters of the machine's memory or of ulimit -v,
+	// under ulimit -v at most the limit less 1 GiB). Every open memory
+	// holds its model's footprint of it, and every request what its body,
+	// evaluation or descent may allocate, before allocating it; what
+	// would pass it is refused with 507.
+	MaxMemory int64
+	// MaxOpen bounds the memories open at once (0: no bound). Past it,
+	// the least recently used idle memory is closed (snapshotted) to open
+	// another; a closed memory opens again when a request names it. At
+	// start, memories are opened in name order up to MaxOpen and while
+	// the budget allows; the others stay closed until named.
+	MaxOpen int
+	// IdleClose is how long a memory must have been idle before it is
+	// closed to make room in the budget for another (0: one minute).
+	// MaxOpen closes the least recently used idle memory whatever its
+	// idle time.
+	IdleClose time.Duration
+	// Log receives a line per memory opened, closed, damaged or repaired
+	// and per temporary file removed (nil: slog.Default()).
 	Log *slog.Logger
 }
 
@@ -76,8 +97,12 @@ type Options struct {
 // documentation). It is safe for concurrent use.
 type Server struct {
 	opt     Options
-	mu      sync.Mutex // guards mems
-	mems    map[string]*memory
+	mu      sync.Mutex // guards slots, open and each slot
+	slots   map[string]*slot
+	open    int // slots with an open memory
+	budget  *budget
+	env     *memEnv
+	unlock  func() // releases the data folder's lock
 	reg     *prometheus.Registry
 	reqs    *prometheus.CounterVec
 	latency *prometheus.HistogramVec
@@ -103,11 +128,19 @@ const gateFree = 16
 // can neither be empty, nor start with a dot, nor hold a separator.
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
-// New opens (creating it if needed) the folder opt.Dir and every memory in
-// it, repairing the torn tail of a log, and returns the server.
+// New opens (creating it if needed) the folder opt.Dir, taking it for
+// this server alone (a lock file, dir/.lock, held until Close: a second
+// server on the folder fails at once, naming the first's process),
+// removes the temporary files that killed runs left, and opens the
+// memories in it (see Options.MaxOpen), cutting the torn tail of a log.
+// A memory whose files are damaged is logged and left closed: it answers
+// 503, and the others are served.
 func New(opt Options) (*Server, error) {
 	if opt.Dir == "" {
 		return nil, errors.New("serve: no data folder")
+	}
+	if opt.Token != "" && (strings.TrimSpace(opt.Token) != opt.Token || strings.ContainsFunc(opt.Token, unicode.IsControl)) {
+		return nil, errors.New("serve: the token has leading or trailing white space or a control character: it could not be sent in an Authorization header as it is")
 	}
 	l, d := &opt.Limits, DefaultLimits
 	orDefault(&l.MaxBody, d.MaxBody)
@@ -128,34 +161,139 @@ func New(opt Options) (*Server, error) {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
+	if opt.MaxMemory <= 0 {
+		opt.MaxMemory = sysinfo.Budget()
+	}
+	if opt.IdleClose <= 0 {
+		opt.IdleClose = time.Minute
+	}
 	if err := os.MkdirAll(opt.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	s := &Server{opt: opt, mems: map[string]*memory{}, gate: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))}
-	ents, err := os.ReadDir(opt.Dir)
+	lockPath := filepath.Join(opt.Dir, ".lock")
+	unlock, noLocks, err := atomicfile.Own(lockPath)
 	if err != nil {
+		var he *atomicfile.HeldError
+		if errors.As(err, &he) {
+			who := "another process"
+			if he.PID > 0 {
+				who = fmt.Sprintf("process %d", he.PID)
+			}
+			return nil, fmt.Errorf("serve: the data folder %s is in use by %s (another drdam serve?): two servers on one folder would lose writes; stop it, or choose another --data", opt.Dir, who)
+		}
+		return nil, fmt.Errorf("serve: locking the data folder: %w", err)
+	}
+	if noLocks {
+		opt.Log.Warn("this system has no advisory locks: nothing stops a second server on the same data folder", "data", opt.Dir)
+	}
+	s := &Server{opt: opt, slots: map[string]*slot{}, gate: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)),
+		budget: &budget{limit: opt.MaxMemory}, unlock: unlock}
+	s.wr = &writing{every: opt.SnapshotEvery, wave: opt.Wave, gate: s.gate}
+	s.env = &memEnv{budget: s.budget, log: opt.Log, wr: s.wr}
+	if err := s.scan(); err != nil {
+		unlock()
 		return nil, err
 	}
-	for _, e := range ents {
-		if !e.IsDir() || !namePattern.MatchString(e.Name()) {
-			continue
-		}
-		dir := filepath.Join(opt.Dir, e.Name())
-		if !fileExists(filepath.Join(dir, "memory.json")) {
-			continue
-		}
-		mem, err := openMemory(dir, e.Name())
-		if err != nil {
-			s.Close()
-			return nil, fmt.Errorf("serve: memory %s: %w", e.Name(), err)
-		}
-		opt.Log.Info("memory opened", "name", e.Name(), "patterns", mem.m.Len(), "seq", mem.seq)
-		s.mems[e.Name()] = mem
-	}
-	s.wr = &writing{every: opt.SnapshotEvery, wave: opt.Wave, gate: s.gate}
 	s.metrics()
 	s.routes()
 	return s, nil
+}
+
+// scan finds the memories of Dir, removes what killed runs left (temporary
+// files, half-made or half-deleted folders), and opens the memories in
+// name order while MaxOpen and the budget allow.
+func (s *Server) scan() error {
+	dir := s.opt.Dir
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	s.removeTemps(dir)
+	for _, e := range ents {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		if e.IsDir() && strings.HasPrefix(name, deletedPrefix) {
+			// A memory deleted by a server killed before it removed it.
+			if err := os.RemoveAll(path); err == nil {
+				s.opt.Log.Info("removed the folder of a memory deleted by a server that was killed meanwhile", "folder", path)
+			}
+			continue
+		}
+		if !e.IsDir() || !namePattern.MatchString(name) {
+			continue
+		}
+		s.removeTemps(path)
+		if !fileExists(filepath.Join(path, "memory.json")) {
+			if inner, err := os.ReadDir(path); err == nil && len(inner) == 0 {
+				// Made by a PUT killed before it wrote the configuration.
+				os.Remove(path)
+				s.opt.Log.Info("removed the empty folder of a memory whose creation was interrupted", "folder", path)
+			}
+			continue
+		}
+		sl := &slot{name: name, dir: path, count: -1}
+		sl.cfg, sl.err = readConfig(path)
+		if sl.err != nil {
+			if _, ok := sl.err.(*DamageError); !ok {
+				sl.err = &DamageError{File: filepath.Join(path, "memory.json"), Off: -1, Msg: sl.err.Error()}
+			}
+			s.opt.Log.Error("memory damaged: not opened (it answers 503); the other memories are served", "memory", name, "err", sl.err)
+		}
+		s.slots[name] = sl
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sl := range s.list0() {
+		if sl.err != nil {
+			continue
+		}
+		if s.opt.MaxOpen > 0 && s.open >= s.opt.MaxOpen {
+			s.opt.Log.Info("memory left closed at start (--max-open): opened when a request names it", "memory", sl.name)
+			continue
+		}
+		if err := s.openSlot(sl); err != nil {
+			var be *BudgetError
+			if errors.As(err, &be) {
+				s.opt.Log.Warn("memory left closed at start (the memory budget): opened when a request names it and room is made", "memory", sl.name, "err", err)
+			} else if sl.err == nil {
+				return fmt.Errorf("serve: memory %s: %w", sl.name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// list0 is list with s.mu held.
+func (s *Server) list0() []*slot {
+	out := make([]*slot, 0, len(s.slots))
+	for _, sl := range s.slots {
+		out = append(out, sl)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out
+}
+
+// deletedPrefix starts the name a memory's folder is renamed to before it
+// is removed, so that a server killed while removing it leaves no
+// half-memory behind (scan removes such folders).
+const deletedPrefix = ".deleted-"
+
+// removeTemps removes the temporary files in dir that an atomic write
+// killed mid-way left (this server owns the folder, so no live write is
+// robbed), and logs each.
+func (s *Server) removeTemps(dir string) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() && atomicfile.IsTemp(e.Name()) {
+			p := filepath.Join(dir, e.Name())
+			if err := os.Remove(p); err == nil {
+				s.opt.Log.Info("removed a temporary file that a killed run left", "file", p)
+			}
+		}
+	}
 }
 
 // orDefault sets *v to def if it is not positive.
@@ -165,16 +303,24 @@ func orDefault[T int | int64 | time.Duration](v *T, def T) {
 	}
 }
 
-// Close writes a snapshot of every memory and closes its log. Requests
-// must be finished (http.Server.Shutdown) first.
+// Close writes a snapshot of every open memory, closes its log and
+// releases the data folder. Requests must be finished
+// (http.Server.Shutdown) first.
 func (s *Server) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var first error
-	for _, mem := range s.mems {
-		if err := mem.close(true); err != nil && first == nil {
-			first = fmt.Errorf("memory %s: %w", mem.name, err)
+	for _, sl := range s.slots {
+		if sl.mem == nil {
+			continue
 		}
+		if err := sl.mem.close(true); err != nil && first == nil {
+			first = fmt.Errorf("memory %s: %w", sl.name, err)
+		}
+	}
+	if s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
 	}
 	return first
 }
@@ -217,22 +363,37 @@ func (s *Server) metrics() {
 var (
 	patternsDesc = prometheus.NewDesc("drdam_memory_patterns", "Patterns stored in a memory.", []string{"memory"}, nil)
 	bytesDesc    = prometheus.NewDesc("drdam_memory_bytes", "Bytes of a memory's stored state: T (8·F) for a DrDAM, the patterns (8·K·D) for an MrDAM.", []string{"memory"}, nil)
+	budgetDesc   = prometheus.NewDesc("drdam_budget_bytes", "The server's memory budget (--max-memory): its limit, and what open memories and requests under way hold of it.", []string{"kind"}, nil)
+	openDesc     = prometheus.NewDesc("drdam_memories", "Memories by status: ready (open), closed (opened on demand), damaged (answering 503).", []string{"status"}, nil)
 )
 
 // memCollector reports the patterns and bytes of every memory when
 // scraped.
 type memCollector struct{ s *Server }
 
-func (c memCollector) Describe(ch chan<- *prometheus.Desc) { ch <- patternsDesc; ch <- bytesDesc }
+func (c memCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- patternsDesc
+	ch <- bytesDesc
+	ch <- budgetDesc
+	ch <- openDesc
+}
 
 func (c memCollector) Collect(ch chan<- prometheus.Metric) {
-	for _, mem := range c.s.list() {
-		mem.mu.RLock()
-		n := mem.m.Len()
-		mem.mu.RUnlock()
-		ch <- prometheus.MustNewConstMetric(patternsDesc, prometheus.GaugeValue, float64(n), mem.name)
-		ch <- prometheus.MustNewConstMetric(bytesDesc, prometheus.GaugeValue, stateBytes(mem.cfg, n), mem.name)
+	states := map[string]int{"ready": 0, "closed": 0, "damaged": 0}
+	for _, sl := range c.s.list() {
+		in := c.s.info(sl)
+		states[in.Status]++
+		if in.Count < 0 {
+			continue
+		}
+		ch <- prometheus.MustNewConstMetric(patternsDesc, prometheus.GaugeValue, float64(in.Count), in.Name)
+		ch <- prometheus.MustNewConstMetric(bytesDesc, prometheus.GaugeValue, float64(in.Bytes), in.Name)
 	}
+	for st, n := range states {
+		ch <- prometheus.MustNewConstMetric(openDesc, prometheus.GaugeValue, float64(n), st)
+	}
+	ch <- prometheus.MustNewConstMetric(budgetDesc, prometheus.GaugeValue, float64(c.s.budget.limit), "limit")
+	ch <- prometheus.MustNewConstMetric(budgetDesc, prometheus.GaugeValue, float64(c.s.budget.inUse()), "used")
 }
 
 // stateBytes returns the bytes of the stored state of a memory of n
@@ -244,18 +405,6 @@ func stateBytes(c dam.Config, n int) float64 {
 	return 8 * float64(n) * float64(c.D)
 }
 
-// list returns the open memories, by name.
-func (s *Server) list() []*memory {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]*memory, 0, len(s.mems))
-	for _, m := range s.mems {
-		out = append(out, m)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
-}
-
 // routes registers the handlers.
 func (s *Server) routes() {
 	s.mux = http.NewServeMux()
@@ -264,10 +413,12 @@ func (s *Server) routes() {
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			t0 := time.Now()
 			rw := &statusWriter{ResponseWriter: w, code: 200}
+			st := &reqState{s: s, start: t0, rc: http.NewResponseController(rw)}
+			defer st.done()
 			if r.Body != nil {
-				r.Body = http.MaxBytesReader(rw, r.Body, s.opt.Limits.MaxBody)
+				r.Body = &budgetBody{ReadCloser: http.MaxBytesReader(rw, r.Body, s.opt.Limits.MaxBody), st: st, factor: bodyFactor}
 			}
-			ctx, cancel := context.WithTimeout(r.Context(), s.opt.Limits.Timeout)
+			ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), reqKey{}, st), s.opt.Limits.Timeout)
 			defer cancel()
 			if err := h(rw, r.WithContext(ctx)); err != nil {
 				writeError(rw, err)
@@ -281,7 +432,14 @@ func (s *Server) routes() {
 		h       func(w http.ResponseWriter, r *http.Request) error
 	}{
 		{"GET /healthz", func(w http.ResponseWriter, r *http.Request) error {
-			return writeJSON(w, 200, map[string]any{"status": "ok", "memories": len(s.list())})
+			n, bad := 0, 0
+			for _, sl := range s.list() {
+				n++
+				if s.info(sl).Status == "damaged" {
+					bad++
+				}
+			}
+			return writeJSON(w, 200, map[string]any{"status": "ok", "memories": n, "damaged": bad})
 		}},
 		{"GET /v1/openapi.json", func(w http.ResponseWriter, r *http.Request) error {
 			w.Header().Set("Content-Type", "application/json")
@@ -339,6 +497,10 @@ type statusWriter struct {
 
 func (w *statusWriter) WriteHeader(code int) { w.code = code; w.ResponseWriter.WriteHeader(code) }
 
+// Unwrap gives http.ResponseController the connection's writer (for the
+// body's read deadline).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
 func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
@@ -359,38 +521,43 @@ type (
 	ErrorDetail = api.ErrorDetail
 )
 
-// writeError answers err: a FieldError with its status, a body too
-// large with 413, a timeout with 408, a memory closed meanwhile with 409,
-// anything else with 500.
+// writeError answers err: a FieldError with its status, a body too large
+// with 413, the budget with 507, a body too slow or a computation too long
+// with 408, a damaged memory with 503, a memory closed meanwhile with 409,
+// a full disk with 507, anything else with 500.
 func writeError(w http.ResponseWriter, err error) {
+	d := errorDetail(err)
+	writeJSON(w, d.Status, ErrorBody{Error: d})
+}
+
+// errorDetail is the ErrorDetail of err (see writeError).
+func errorDetail(err error) ErrorDetail {
 	d := ErrorDetail{Status: 500, Message: err.Error()}
 	var fe *FieldError
 	var mb *http.MaxBytesError
+	var be *BudgetError
+	var de *DamageError
+	var se *SyncError
 	switch {
 	case errors.As(err, &fe):
 		d = ErrorDetail{Status: fe.Status, Field: fe.Field, Message: fe.Msg}
 	case errors.As(err, &mb):
 		d = ErrorDetail{Status: 413, Message: fmt.Sprintf("the body is larger than this server's limit of %d bytes", mb.Limit)}
+	case errors.As(err, &be):
+		d = ErrorDetail{Status: 507, Message: be.Error()}
+	case errors.Is(err, errSlowBody):
+		d = ErrorDetail{Status: 408, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		d = ErrorDetail{Status: 408, Message: "the request took longer than this server's limit: " + err.Error()}
+	case errors.As(err, &de):
+		d = ErrorDetail{Status: 503, Field: "name", Message: err.Error()}
 	case errors.Is(err, errClosed):
 		d = ErrorDetail{Status: 409, Message: err.Error()}
+	case noSpace(err):
+		d = ErrorDetail{Status: 507, Message: "the disk is full: " + err.Error() + "; nothing was stored (retry once there is room)"}
+		if errors.As(err, &se) {
+			d.Message = "the disk is full: " + se.Error()
+		}
 	}
-	writeJSON(w, d.Status, ErrorBody{Error: d})
-}
-
-// memoryOf returns the memory the request names, or a 404 (or 400 for a
-// name that cannot be one).
-func (s *Server) memoryOf(r *http.Request) (*memory, error) {
-	name := r.PathValue("name")
-	if !namePattern.MatchString(name) {
-		return nil, fieldErr(400, "name", "%q is not a memory name (1 to 64 letters, digits, '_', '.' or '-', not starting with '.', '_' or '-')", name)
-	}
-	s.mu.Lock()
-	mem := s.mems[name]
-	s.mu.Unlock()
-	if mem == nil {
-		return nil, fieldErr(404, "name", "no memory %q", name)
-	}
-	return mem, nil
+	return d
 }

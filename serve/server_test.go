@@ -236,6 +236,34 @@ func testAPI(t *testing.T, wave time.Duration) {
 	}
 }
 
+// crash stops s as kill -9 would, as far as its files go: no snapshot,
+// its logs closed as they are, the data folder's lock released.
+func (s *Server) crash() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sl := range s.slots {
+		if sl.mem != nil {
+			sl.mem.closed.Store(true)
+			sl.mem.log.close()
+		}
+	}
+	s.slots = map[string]*slot{}
+	if s.unlock != nil {
+		s.unlock()
+		s.unlock = nil
+	}
+}
+
+// mem returns the open memory name (nil if it is not open).
+func (s *Server) mem(name string) *memory {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sl := s.slots[name]; sl != nil {
+		return sl.mem
+	}
+	return nil
+}
+
 // crashingServer starts a server on dir holding the memory m (D = d,
 // Y = 1000, structured) that the test does not close: closing hs and the
 // memory's log is a crash, the log all that is left.
@@ -267,7 +295,7 @@ func TestRestart(t *testing.T) {
 	hs.Close()
 	// No s.Close: the log is all there is. Tear its tail as a crash in an
 	// append would.
-	s.mems["m"].log.close()
+	s.crash()
 	wl := filepath.Join(dir, "m", "wal.log")
 	f, err := os.OpenFile(wl, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -314,8 +342,7 @@ func TestSnapshotEvery(t *testing.T) {
 		if len(snaps) != 1 || !strings.HasSuffix(snaps[0], fmt.Sprintf("%020d.drdam", 4)) {
 			t.Errorf("snapshots %v, want the one of write 4", snaps)
 		}
-		s.mems["m"].log.close() // a crash: no snapshot at exit
-		s.mems = map[string]*memory{}
+		s.crash() // no snapshot at exit
 	}()
 	_, url := testServer(t, dir, Options{})
 	var info MemoryInfo
@@ -386,7 +413,7 @@ func TestGroupCommit(t *testing.T) {
 	const d, per, clients = 8, 5, 3
 	s, hs := crashingServer(t, dir, d)
 	url := hs.URL
-	mem := s.mems["m"]
+	mem := s.mem("m")
 	mem.wmu.Lock() // a write under way
 	var wg sync.WaitGroup
 	counts := make([]int, clients)
@@ -423,13 +450,13 @@ func TestGroupCommit(t *testing.T) {
 	}
 	live := mem.m.(*dam.DrDAM).Sum().T
 	hs.Close()
-	mem.log.close() // a crash: the log is all there is
+	s.crash() // the log is all there is
 	s2, err := New(Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s2.Close()
-	got := s2.mems["m"].m.(*dam.DrDAM).Sum().T
+	got := s2.mem("m").m.(*dam.DrDAM).Sum().T
 	for i := range live {
 		if math.Float64bits(got[i]) != math.Float64bits(live[i]) {
 			t.Fatalf("T[%d] replayed %v, live %v: want the same bits", i, got[i], live[i])

@@ -96,18 +96,3 @@ func writeEvent(w http.ResponseWriter, f http.Flusher, name string, v any) error
 	}
 	return nil
 }
-
-// errorDetail is what writeError would answer for err, for an error
-// event of a stream already under way.
-func errorDetail(err error) api.ErrorDetail {
-	var fe *FieldError
-	switch {
-	case errors.As(err, &fe):
-		return api.ErrorDetail{Status: fe.Status, Field: fe.Field, Message: fe.Msg}
-	case errors.Is(err, context.DeadlineExceeded):
-		return api.ErrorDetail{Status: 408, Message: "the request took longer than this server's limit: " + err.Error()}
-	case errors.Is(err, errClosed):
-		return api.ErrorDetail{Status: 409, Message: err.Error()}
-	}
-	return api.ErrorDetail{Status: 500, Message: err.Error()}
-}

@@ -161,7 +161,8 @@ func TestGallery(t *testing.T) {
 	const d = 4
 	x := patterns(100, d, 6)
 	func() {
-		_, url := testServer(t, dir, Options{})
+		s, url := testServer(t, dir, Options{})
+		defer s.Close() // before the next server takes the folder
 		call(t, "PUT", url+"/v1/memories/g", map[string]any{"d": d, "rep": "mrdam"}, nil)
 		var g api.Gallery
 		if call(t, "GET", url+"/v1/memories/g/gallery", nil, &g); g.Count != 0 || g.Max != GalleryMax {

@@ -100,11 +100,20 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) error {
 	}{Token: s.opt.Token != ""}
 	if s.authorized(r) {
 		data.Token = false
-		for _, mem := range s.list() {
-			info := mem.info()
-			h, c := imageShape(mem.cfg.D)
-			row := pageRow{Name: info.Name, Rep: info.Config.Rep, D: mem.cfg.D, Count: info.Count, Bytes: humanBytes(info.Bytes),
-				Config: configSummary(mem.cfg), H: h, C: c, Gallery: len(mem.galleryRows()) / mem.cfg.D}
+		for _, sl := range s.list() {
+			info := s.info(sl)
+			if info.Status == "damaged" {
+				continue // GET /v1/memories lists it, with what is wrong
+			}
+			s.mu.Lock()
+			mem := sl.mem
+			s.mu.Unlock()
+			h, c := imageShape(sl.cfg.D)
+			row := pageRow{Name: info.Name, Rep: info.Config.Rep, D: sl.cfg.D, Count: info.Count, Bytes: humanBytes(info.Bytes),
+				Config: configSummary(sl.cfg), H: h, C: c}
+			if mem != nil {
+				row.Gallery = len(mem.galleryRows()) / sl.cfg.D
+			}
 			if h > 0 {
 				row.Shape = fmt.Sprintf("%d×%d %s", h, h, map[int]string{1: "gray", 3: "RGB"}[c])
 			}

@@ -28,10 +28,14 @@ type Config struct {
 type MemoryInfo struct {
 	Name   string `json:"name"`
 	Config Config `json:"config"`
-	Count  int    `json:"count"`  // patterns stored
-	Bytes  int64  `json:"bytes"`  // of the stored state: T (8·F), or the patterns (8·K·D)
-	Seq    uint64 `json:"seq"`    // writes logged since the memory was created
-	Status string `json:"status"` // "ready"
+	Count  int    `json:"count"` // patterns stored (closed: as of when it was last open; −1 if not since the server started)
+	Bytes  int64  `json:"bytes"` // of the stored state: T (8·F), or the patterns (8·K·D)
+	Seq    uint64 `json:"seq"`   // writes logged since the memory was created (0 while closed)
+	// Status is "ready" (open), "closed" (on disk, opened when a request
+	// names it: --max-open, or the memory budget) or "damaged" (a file is
+	// corrupt: the memory answers 503; Error says which and what to do).
+	Status string `json:"status"`
+	Error  string `json:"error,omitempty"`
 }
 
 // Rows is a batch of patterns or queries: rows of D numbers.
