@@ -195,9 +195,10 @@ class Base:
             self.assertEqual(cm.exception.status, 401)
             self.assertEqual(anon.health()["status"], "ok")
 
-        # Nothing listening: urllib's error, not a DrdamError.
-        with self.assertRaises(urllib.error.URLError):
-            Client("http://127.0.0.1:9", timeout=5).health()
+        # Nothing listening: urllib's error, not a DrdamError, retried.
+        with self.assertRaises(urllib.error.URLError) as cm:
+            Client("http://127.0.0.1:9", timeout=5, retries=2, backoff=0.001).health()
+        self.assertEqual(cm.exception.attempts, 3)
 
     def test_npy_bytes(self):
         b = npy_bytes([[1.0, 2.0], [3.0, 4.0]])
