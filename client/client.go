@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/drdam/drdam/npy"
 	"github.com/drdam/drdam/serve/api"
@@ -20,6 +21,10 @@ type Client struct {
 	base  string
 	token string
 	hc    *http.Client
+
+	retries int           // attempts after the first (WithRetry)
+	backoff time.Duration // the wait before the first retry
+	noKeys  bool          // writes without an Idempotency-Key
 }
 
 // Option configures a Client (New).
@@ -53,7 +58,7 @@ var defaultHTTP = &http.Client{Transport: NewTransport()}
 // New returns a client of the server at baseURL (http://127.0.0.1:7077;
 // a trailing slash is ignored).
 func New(baseURL string, opts ...Option) *Client {
-	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: defaultHTTP}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), hc: defaultHTTP, retries: DefaultRetries, backoff: DefaultBackoff}
 	for _, o := range opts {
 		o(c)
 	}
@@ -112,52 +117,97 @@ func errorOf(resp *http.Response) *Error {
 }
 
 // request is one call: its method's name and memory (for errors), the
-// HTTP method and path, the body and its type.
+// HTTP method and path, the body (sent again by a retry) and its type,
+// and whether it is a write that takes an Idempotency-Key.
 type request struct {
 	op, name     string
 	method, path string
-	body         io.Reader
+	body         []byte
+	stream       io.Reader // the body instead, if the Client makes no retries
 	ctype        string
+	keyed        bool
 }
 
-// send sends r and returns the response if its status is below 300; it
-// closes the response otherwise. Errors are wrapped with r.op and r.name.
-func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, r.body)
+// send sends r, and again after a failure worth retrying (retryable) as
+// the Client's policy says, with the same Idempotency-Key every time
+// (keyOf). It returns the first response of a status below 300: if read,
+// with its body read whole (a body cut short is retried too) and closed;
+// else with its body for the caller to read and close, not retried. A
+// response of another status is closed. Errors are wrapped with r.op and
+// r.name, and with the number of attempts if more than one (gaveUp).
+func (c *Client) send(ctx context.Context, r request, read bool) (*http.Response, []byte, error) {
+	key, err := c.keyOf(ctx, r)
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, nil, r.wrap(err)
 	}
+	for n := 1; ; n++ {
+		resp, body, wait, err := c.attempt(ctx, r, key, read)
+		if err == nil {
+			return resp, body, nil
+		}
+		if ctx.Err() != nil {
+			return nil, nil, r.wrap(gaveUp(n, err, ctx.Err()))
+		}
+		if n > c.retries || !retryable(err) {
+			return nil, nil, r.wrap(gaveUp(n, err, nil))
+		}
+		if stop := sleep(ctx, delay(n, c.backoff, wait)); stop != nil {
+			return nil, nil, r.wrap(gaveUp(n, err, stop))
+		}
+	}
+}
+
+// attempt sends r once, with the Idempotency-Key key if not empty, and
+// returns the response and, if read, its body; or the error and, for an
+// error status, the wait its Retry-After header asks for (-1 if none).
+func (c *Client) attempt(ctx context.Context, r request, key string, read bool) (resp *http.Response, body []byte, wait time.Duration, err error) {
+	rd := r.stream
 	if r.body != nil {
+		rd = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, rd)
+	if err != nil {
+		return nil, nil, -1, err
+	}
+	if rd != nil {
 		req.Header.Set("Content-Type", r.ctype)
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	resp, err := c.hc.Do(req)
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err = c.hc.Do(req)
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, nil, -1, err
 	}
 	if resp.StatusCode >= 300 {
 		defer resp.Body.Close()
-		return nil, r.wrap(errorOf(resp))
+		return nil, nil, retryAfter(resp.Header), errorOf(resp)
 	}
-	return resp, nil
+	if !read {
+		return resp, nil, -1, nil
+	}
+	defer resp.Body.Close()
+	if body, err = io.ReadAll(resp.Body); err != nil {
+		return nil, nil, -1, fmt.Errorf("reading the answer: %w", err)
+	}
+	return resp, body, -1, nil
 }
 
 // do sends r and decodes the JSON answer into out (if not nil); it
 // returns the status.
 func (c *Client) do(ctx context.Context, r request, out any) (int, error) {
-	resp, err := c.send(ctx, r)
+	resp, body, err := c.send(ctx, r, true)
 	if err != nil {
 		return 0, err
 	}
-	defer resp.Body.Close()
 	if out != nil {
-		if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		if err := json.Unmarshal(body, out); err != nil {
 			return resp.StatusCode, r.wrap(fmt.Errorf("decoding the answer: %w", err))
 		}
 	}
-	io.Copy(io.Discard, resp.Body) // so that the connection is reused
 	return resp.StatusCode, nil
 }
 
@@ -176,7 +226,7 @@ func jsonRequest(op, name, method, path string, v any) (request, error) {
 	if err != nil {
 		return r, r.wrap(err)
 	}
-	r.body, r.ctype = bytes.NewReader(b), "application/json"
+	r.body, r.ctype = b, "application/json"
 	return r, nil
 }
 
@@ -266,13 +316,14 @@ func (c *Client) writeRows(ctx context.Context, op, name, rest string, rows [][]
 	if err != nil {
 		return w, err
 	}
+	r.keyed = true
 	_, err = c.do(ctx, r, &w)
 	return w, err
 }
 
 func (c *Client) writeFlat(ctx context.Context, op, name, rest string, x []float64, d int) (api.Written, error) {
 	var w api.Written
-	r := request{op: op, name: name, method: "POST", path: memPath(name, rest), ctype: "application/x-npy"}
+	r := request{op: op, name: name, method: "POST", path: memPath(name, rest), ctype: "application/x-npy", keyed: true}
 	if d <= 0 || len(x)%d != 0 {
 		return w, r.wrap(fmt.Errorf("%d values are not rows of d = %d", len(x), d))
 	}
@@ -281,7 +332,7 @@ func (c *Client) writeFlat(ctx context.Context, op, name, rest string, x []float
 	if err := npy.Write(&b, []int{len(x) / d, d}, x); err != nil {
 		return w, r.wrap(err)
 	}
-	r.body = &b
+	r.body = b.Bytes()
 	_, err := c.do(ctx, r, &w)
 	return w, err
 }
@@ -322,10 +373,12 @@ func (c *Client) Snapshot(ctx context.Context, name string) (api.Snapshot, error
 }
 
 // Download writes the model file of the memory name, as of now, to w: a
-// file that drdam info, recall and dam.Read open.
+// file that drdam info, recall and dam.Read open. It is retried until
+// the file's first byte; a failure while the file is copied to w is
+// returned, not retried (w has part of it).
 func (c *Client) Download(ctx context.Context, name string, w io.Writer) error {
 	r := request{op: "Download", name: name, method: "GET", path: memPath(name, "/snapshot")}
-	resp, err := c.send(ctx, r)
+	resp, _, err := c.send(ctx, r, false)
 	if err != nil {
 		return err
 	}
@@ -338,27 +391,28 @@ func (c *Client) Download(ctx context.Context, name string, w io.Writer) error {
 
 // Merge adds the memories of a model file (read from model: a Download,
 // or drdam encode's output) to the memory name, whose configuration it
-// must have (409 otherwise).
+// must have (409 otherwise). model is read whole first, to be sent again
+// by a retry (streamed instead if retries are disabled: WithRetry).
 func (c *Client) Merge(ctx context.Context, name string, model io.Reader) (api.Written, error) {
 	var w api.Written
-	r := request{op: "Merge", name: name, method: "PUT", path: memPath(name, "/merge"), body: model, ctype: "application/octet-stream"}
+	r := request{op: "Merge", name: name, method: "PUT", path: memPath(name, "/merge"), ctype: "application/octet-stream", keyed: true}
+	if c.retries == 0 {
+		r.stream = model
+	} else {
+		b, err := io.ReadAll(model)
+		if err != nil {
+			return w, r.wrap(fmt.Errorf("reading the model: %w", err))
+		}
+		r.body = b
+	}
 	_, err := c.do(ctx, r, &w)
 	return w, err
 }
 
 // Metrics returns the server's Prometheus metrics, in the text format.
 func (c *Client) Metrics(ctx context.Context) (string, error) {
-	r := request{op: "Metrics", method: "GET", path: "/metrics"}
-	resp, err := c.send(ctx, r)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return "", r.wrap(err)
-	}
-	return string(b), nil
+	_, b, err := c.send(ctx, request{op: "Metrics", method: "GET", path: "/metrics"}, true)
+	return string(b), err
 }
 
 // IsNotFound reports whether err is a 404 answered by the server: no such

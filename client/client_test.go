@@ -268,8 +268,9 @@ func wantError(t *testing.T, what string, err error, status int, field, method s
 // TestErrors: the server's error statuses come back as *client.Error
 // with the status and the field (404 name, 400 patterns and queries, 409
 // name, 401 Authorization); a body that is not JSON makes an Error of
-// its status; a server that is not there, and bad arguments, are errors
-// naming the method and not *client.Error.
+// its status (a 502, after 3 attempts); a server that is not there (3
+// attempts too), and bad arguments, are errors naming the method and not
+// *client.Error.
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
 	url := startServer(t, serve.Options{Token: "s3cret"})
@@ -320,18 +321,19 @@ func TestErrors(t *testing.T) {
 		http.Error(w, "upstream is down", http.StatusBadGateway)
 	}))
 	defer proxy.Close()
-	_, err = client.New(proxy.URL).Get(ctx, "m")
+	fast := client.WithRetry(2, time.Millisecond) // 502 is retried
+	_, err = client.New(proxy.URL, fast).Get(ctx, "m")
 	wantError(t, "Get through a failing proxy", err, 502, "", "Get")
-	if !strings.Contains(err.Error(), "upstream is down") {
-		t.Errorf("%q does not quote the body", err)
+	if !strings.Contains(err.Error(), "upstream is down") || !strings.Contains(err.Error(), "3 attempts") {
+		t.Errorf("%q does not quote the body, or say 3 attempts", err)
 	}
 
-	// Nothing listening: a network error, wrapped.
+	// Nothing listening: a network error, wrapped, retried.
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
-	_, err = client.New(gone.URL).Get(ctx, "m")
-	if err == nil || errors.As(err, new(*client.Error)) || !strings.Contains(err.Error(), `Get "m"`) {
-		t.Errorf("Get from a closed server: %v, want a network error naming Get \"m\"", err)
+	_, err = client.New(gone.URL, fast).Get(ctx, "m")
+	if err == nil || errors.As(err, new(*client.Error)) || !strings.Contains(err.Error(), `Get "m": 3 attempts`) {
+		t.Errorf("Get from a closed server: %v, want a network error naming Get \"m\" after 3 attempts", err)
 	}
 	_, err = c.AddFlat(ctx, "m", make([]float64, 5), 2)
 	if err == nil || errors.As(err, new(*client.Error)) {

@@ -27,4 +27,39 @@
 //
 // A failure to reach the server (or a cancelled context) is returned
 // wrapped likewise, so that errors.Is(err, context.Canceled) holds.
+//
+// # Retries and idempotency keys
+//
+// A call is sent again after an answer of 408, 429, 500, 502, 503 (a
+// memory being opened), 504 or 507 (a full disk or memory budget) and
+// after a failure of the connection (refused, reset, closed before the
+// answer's end, a timeout of the attempt): DefaultRetries (5) times at
+// most, waiting DefaultBackoff (100 ms) before the first retry and twice
+// as long before each next, up to MaxBackoff (5 s), each wait drawn in
+// the upper half of its span (jitter), or what the answer's Retry-After
+// header says (at most 5 s too). Other statuses are not retried. The
+// call stops as soon as its context is done. After more than one attempt
+// the error says how many and wraps the last one's ("Add \"m\": 6
+// attempts, the last: drdam: 503 …"; errors.As finds its *Error).
+// WithRetry(n, base) changes the policy, WithRetry(0, 0) disables it.
+// Download is retried until the file begins, not while it is copied.
+//
+// A write (Add, Remove, AddFlat, RemoveFlat, Merge) sends an
+// Idempotency-Key header, 128 random bits made once per call and the same
+// on each of its retries: a server that has already applied the write
+// answers a retry with the first answer and applies nothing (within its
+// window of keys; a server older than idempotent writes ignores the
+// header). Give a
+// write a key of your own with WithIdempotencyKey(ctx, key) (say, to
+// retry a batch after your own process restarted); WithoutIdempotencyKeys
+// sends none. Without a key, a write whose answer was lost (the
+// connection cut after the server applied it) is applied again by its
+// retry: the patterns are stored twice (or removed twice). Disable
+// retries with the keys unless that is acceptable. Create, Delete and
+// Snapshot need no key: a lost answer's retry finds the memory created
+// (created false), answers 404 (IsNotFound) having deleted it, or writes
+// one more snapshot.
+//
+//	c := client.New(url, client.WithRetry(10, 50*time.Millisecond))
+//	w, err := c.Add(client.WithIdempotencyKey(ctx, "batch-0042"), "digits", rows)
 package client

@@ -40,8 +40,9 @@ func pythons() []string {
 }
 
 // TestPython runs clients/python/test_client.py (unittest) against a live
-// server with a token on loopback, with each interpreter found, each
-// bounded to two minutes; it is skipped, saying so, without python3.
+// server with a token on loopback (and its retries' tests against the
+// fake server they start), with each interpreter found, each bounded to
+// two minutes; it is skipped, saying so, without python3.
 func TestPython(t *testing.T) {
 	ps := pythons()
 	if len(ps) == 0 {

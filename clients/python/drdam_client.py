@@ -18,27 +18,41 @@ are lists.
 An error status answered by the server raises DrdamError(status, field,
 message); a server that cannot be reached raises urllib's URLError (an
 OSError), as urllib does.
+
+Every call is sent again (retries=5 times at most, waiting backoff=0.1 s
+doubled at each retry up to 5 s, with jitter, or what a Retry-After header
+says) after an answer of 408, 429, 500, 502, 503, 504 or 507, or a failure
+of the connection; add, remove and merge send an Idempotency-Key, the same
+on each retry, so that the server applies them once. See Client.
 """
 
 import array
+import email.utils
+import http.client
 import json
+import random
+import socket
 import sys
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import uuid
 
 try:
     import numpy as _np
 except ImportError:  # the client works without numpy
     _np = None
 
-__all__ = ["Client", "DrdamError", "npy_bytes"]
+__all__ = ["Client", "DrdamError", "npy_bytes", "RETRY_STATUSES"]
 
 
 class DrdamError(Exception):
     """An error status answered by the server: the HTTP status, the field
     of the request it is about (None if none: "name", "patterns",
     "queries", "Authorization", ...) and the server's message."""
+
+    attempts = 1  # how many times the call was sent (Client's retries)
 
     def __init__(self, status, field, message):
         super().__init__(status, field, message)
@@ -50,7 +64,45 @@ class DrdamError(Exception):
         s = "drdam: %d" % self.status
         if self.field:
             s += " (%s)" % self.field
-        return s + ": " + self.message
+        s += ": " + self.message
+        if self.attempts > 1:
+            s += " (the last of %d attempts)" % self.attempts
+        return s
+
+
+# The statuses worth another attempt: a request cut for its slow body
+# (408), too many requests (429), a server's failure (500), a proxy's (502,
+# 504), a memory being opened or damaged (503), a full disk or memory
+# budget (507).
+RETRY_STATUSES = frozenset((408, 429, 500, 502, 503, 504, 507))
+
+# The failures of a connection worth another attempt (with URLError whose
+# reason is an OSError: refused, unreachable, a timeout of the connection).
+_RETRY_ERRORS = (ConnectionError, socket.timeout, http.client.IncompleteRead, http.client.BadStatusLine)
+
+
+def _check_key(key):
+    if not (isinstance(key, str) and 1 <= len(key) <= 255 and all("!" <= ch <= "~" for ch in key)):
+        raise ValueError("idempotency key %r: want 1-255 printable ASCII characters, no spaces" % (key,))
+    return key
+
+
+def _retry_after(headers):
+    """The seconds a Retry-After header asks to wait (seconds or an HTTP
+    date), or None."""
+    v = (headers.get("Retry-After") if headers is not None else None) or ""
+    v = v.strip()
+    if not v:
+        return None
+    if v.isdigit():
+        return float(v)
+    try:
+        t = email.utils.parsedate_to_datetime(v)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if t is None:
+        return None
+    return max(t.timestamp() - time.time(), 0.0)
 
 
 def _is_array(x):
@@ -94,38 +146,95 @@ def npy_bytes(x):
 class Client:
     """A client of the drdam server at base_url ("http://127.0.0.1:7077"),
     with its bearer token if it has one, and a timeout in seconds for each
-    request. numpy: None uses numpy arrays if numpy is importable, False
-    never, True always (ImportError without numpy)."""
+    attempt of a request. numpy: None uses numpy arrays if numpy is
+    importable, False never, True always (ImportError without numpy).
 
-    def __init__(self, base_url, token=None, timeout=60, numpy=None):
+    A call is sent again, retries times at most (0: never), after an
+    answer of a status of RETRY_STATUSES or a failure of the connection
+    (URLError of an OSError, ConnectionError, a socket timeout, an answer
+    cut short), waiting backoff seconds before the first retry and twice
+    as long before each next, up to max_backoff (5 s), each wait drawn in
+    the upper half of its span; or what a Retry-After header says (at most
+    max_backoff). Other errors are raised at once. The error of the last
+    attempt is raised, with an attribute attempts (the number made).
+
+    add, remove and merge send an Idempotency-Key header (their
+    idempotency_key argument, or a fresh uuid4 hex per call), the same on
+    each retry: a server that already applied the write answers with the
+    first answer and applies nothing. idempotency_keys=False sends none
+    unless a call gives one; then a retry of a write whose answer was lost
+    applies it again (patterns stored twice): use retries=0 with it
+    unless that is acceptable."""
+
+    max_backoff = 5.0
+
+    def __init__(self, base_url, token=None, timeout=60, numpy=None, retries=5, backoff=0.1, idempotency_keys=True):
         self.base_url = base_url.rstrip("/")
         self.token = token
         self.timeout = timeout
         if numpy and _np is None:
             raise ImportError("numpy=True, but numpy is not installed")
         self.numpy = _np is not None if numpy is None else bool(numpy)
+        self.retries = max(int(retries), 0)
+        self.backoff = float(backoff)
+        self.idempotency_keys = bool(idempotency_keys)
 
     # The transport.
 
-    def _request(self, method, path, body=None, ctype=None, raw=False):
-        """Send a request and return its status and its answer (decoded
-        JSON, or the bytes if raw). body: bytes, or an object sent as
-        JSON."""
+    def _key(self, key):
+        """The Idempotency-Key of a write: key, checked, if not None; else
+        a fresh one (None if the client sends none)."""
+        if key is not None:
+            return _check_key(key)
+        return uuid.uuid4().hex if self.idempotency_keys else None
+
+    def _delay(self, attempt, wait):
+        """The seconds to wait after attempt n: wait (a Retry-After) if not
+        None, else backoff * 2**(n-1) with equal jitter; at most
+        max_backoff."""
+        if wait is not None:
+            return min(wait, self.max_backoff)
+        d = min(self.backoff * 2 ** min(attempt - 1, 60), self.max_backoff)
+        return random.uniform(d / 2, d)
+
+    def _request(self, method, path, body=None, ctype=None, raw=False, key=None):
+        """Send a request, again after an answer or a failure worth it, and
+        return its status and its answer (decoded JSON, or the bytes if
+        raw). body: bytes, or an object sent as JSON; key: the
+        Idempotency-Key, if any."""
         headers = {"Accept": "application/json"}
         if body is not None and not isinstance(body, (bytes, bytearray)):
             body = json.dumps(body, allow_nan=False).encode()
             ctype = "application/json"
         if body is not None:
+            body = bytes(body)
             headers["Content-Type"] = ctype or "application/octet-stream"
         if self.token:
             headers["Authorization"] = "Bearer " + self.token
-        req = urllib.request.Request(self.base_url + path, data=body, method=method, headers=headers)
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                data = resp.read()
-                status = resp.status
-        except urllib.error.HTTPError as e:
-            raise _error_of(e) from None
+        if key is not None:
+            headers["Idempotency-Key"] = key
+        attempt = 0
+        while True:
+            attempt += 1
+            req = urllib.request.Request(self.base_url + path, data=body, method=method, headers=headers)
+            wait = None
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    data = resp.read()
+                    status = resp.status
+                break
+            except urllib.error.HTTPError as e:
+                err, retry, wait = _error_of(e), e.code in RETRY_STATUSES, _retry_after(e.headers)
+            except urllib.error.URLError as e:
+                err, retry = e, isinstance(e.reason, OSError)
+            except _RETRY_ERRORS as e:
+                err, retry = e, True
+            if not retry or attempt > self.retries:
+                err.attempts = attempt
+                if attempt > 1 and not isinstance(err, DrdamError) and hasattr(err, "add_note"):
+                    err.add_note("drdam_client: the last of %d attempts" % attempt)
+                raise err
+            time.sleep(self._delay(attempt, wait))
         if raw:
             return status, data
         return status, json.loads(data.decode("utf-8"))
@@ -170,23 +279,26 @@ class Client:
         """Delete the memory name, files and all."""
         self._request("DELETE", self._path(name))
 
-    def _write(self, name, rest, patterns, npy):
+    def _write(self, name, rest, patterns, npy, key):
+        key = self._key(key)
         if npy is None:
             npy = _is_array(patterns)
         if npy:
-            return self._request("POST", self._path(name, rest), npy_bytes(patterns), "application/x-npy")[1]
-        return self._request("POST", self._path(name, rest), {"patterns": _rows(patterns)})[1]
+            return self._request("POST", self._path(name, rest), npy_bytes(patterns), "application/x-npy", key=key)[1]
+        return self._request("POST", self._path(name, rest), {"patterns": _rows(patterns)}, key=key)[1]
 
-    def add(self, name, patterns, npy=None):
+    def add(self, name, patterns, npy=None, idempotency_key=None):
         """Add patterns (rows of D values: a numpy array or lists) to the
         memory name; return {"added": n, "count": k} once they are in the
         server's synced log. A numpy array is sent as a .npy body, lists as
-        JSON (npy=True sends them as .npy too)."""
-        return self._write(name, "/patterns", patterns, npy)
+        JSON (npy=True sends them as .npy too). idempotency_key: 1-255
+        printable ASCII characters without spaces, sent as the
+        Idempotency-Key (None: a fresh one; see Client)."""
+        return self._write(name, "/patterns", patterns, npy, idempotency_key)
 
-    def remove(self, name, patterns, npy=None):
+    def remove(self, name, patterns, npy=None, idempotency_key=None):
         """Remove patterns from the memory name: {"removed": n, "count": k}."""
-        return self._write(name, "/patterns:remove", patterns, npy)
+        return self._write(name, "/patterns:remove", patterns, npy, idempotency_key)
 
     def energy(self, name, queries, grad=False):
         """The energies of the queries (rows of D values) under the memory
@@ -239,15 +351,17 @@ class Client:
                 f.write(data)
         return None
 
-    def merge(self, name, model):
+    def merge(self, name, model, idempotency_key=None):
         """Add a model file of the same configuration (bytes, a binary file
-        object or a path) to the memory name: {"merged": n, "count": k}."""
+        object or a path) to the memory name: {"merged": n, "count": k}.
+        idempotency_key: as add's."""
+        key = self._key(idempotency_key)
         if hasattr(model, "read"):
             model = model.read()
         elif not isinstance(model, (bytes, bytearray)):
             with open(model, "rb") as f:
                 model = f.read()
-        return self._request("PUT", self._path(name, "/merge"), bytes(model), "application/octet-stream")[1]
+        return self._request("PUT", self._path(name, "/merge"), bytes(model), "application/octet-stream", key=key)[1]
 
     def metrics(self):
         """The server's Prometheus metrics, as text."""
