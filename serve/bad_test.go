@@ -111,6 +111,15 @@ func TestBadRequests(t *testing.T) {
 		{"recall: mask rows not B", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `,` + row + `,` + row + `], "mask": [[1,0,0,0],[1,0,0,0]]}`, nil, 400, "mask"},
 		{"recall: mask of strings", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `], "mask": ["a","b","c","d"]}`, nil, 400, "mask"},
 		{"merge: not a model", "PUT", "/v1/memories/m/merge", "application/octet-stream", "not a model", nil, 400, "body"},
+		{"add: null in a row", "POST", "/v1/memories/m/patterns", j, `{"patterns": [[0.1,null,0.3,0.4]]}`, nil, 400, "patterns"},
+		{"add: a string in row 2", "POST", "/v1/memories/m/patterns", j, `{"patterns": [` + row + `,[0.1,0.2,"x",0.4]]}`, nil, 400, "patterns"},
+		{"add: a boolean in one row", "POST", "/v1/memories/m/patterns", j, `{"patterns": [0.1,0.2,0.3,true]}`, nil, 400, "patterns"},
+		{"energy: null in a query", "POST", "/v1/memories/m/energy", j, `{"queries": [[null,0,0,0]]}`, nil, 400, "queries"},
+		{"create: beta past what a pattern can take", "PUT", "/v1/memories/n", j, `{"d": 4, "y": 500, "beta": 1e308}`, nil, 422, "beta"},
+		{"create: dot beta past 1400", "PUT", "/v1/memories/n", j, `{"d": 4, "y": 500, "similarity": "dot", "beta": 2000}`, nil, 422, "beta"},
+		{"add: Idempotency-Key with a space", "POST", "/v1/memories/m/patterns", j, `{"patterns": [` + row + `]}`, map[string]string{"Idempotency-Key": "a b"}, 400, "Idempotency-Key"},
+		{"remove: a row never added", "POST", "/v1/memories/m/patterns:remove", j, `{"patterns": [[0.3,0.3,0.3,0.3]]}`, nil, 409, "patterns"},
+		{"remove: force not a boolean", "POST", "/v1/memories/m/patterns:remove?force=yes", j, `{"patterns": [` + row + `]}`, nil, 400, "force"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			st, eb, raw := do(tc.method, tc.path, tc.ct, tc.body, tc.hdr)
@@ -120,6 +129,9 @@ func TestBadRequests(t *testing.T) {
 			if eb.Error.Status != st || eb.Error.Message == "" || eb.Error.Field != tc.field {
 				t.Errorf("error body %s: want status %d, field %q and a message", raw, st, tc.field)
 			}
+			if want, ok := wantMessage[tc.name]; ok && !strings.Contains(eb.Error.Message, want) {
+				t.Errorf("message %q, want it to say %q", eb.Error.Message, want)
+			}
 		})
 	}
 	st, _, b := do("GET", "/v1/memories/m", "", "", nil)
@@ -128,6 +140,17 @@ func TestBadRequests(t *testing.T) {
 	if st != 200 || info.Count != 2 || info.Seq != 1 {
 		t.Errorf("after the bad requests: %s; want the 2 patterns of the one write", b)
 	}
+}
+
+// wantMessage is what some of TestBadRequests' errors must say.
+var wantMessage = map[string]string{
+	"add: null in a row":                        "row 1, column 2: want a number, found null",
+	"add: a string in row 2":                    `row 2, column 3: want a number, found "x"`,
+	"add: a boolean in one row":                 "row 1, column 4: want a number, found true",
+	"energy: null in a query":                   "row 1, column 1: want a number, found null",
+	"create: beta past what a pattern can take": "the largest β at which this memory could store a pattern of unit norm",
+	"create: dot beta past 1400":                "exp(700)",
+	"remove: a row never added":                 "row 1 was never added",
 }
 
 // TestTimeout: a recall that runs past the server's time limit is stopped

@@ -91,8 +91,10 @@ func (r *budgetBody) Read(p []byte) (int, error) {
 		r.st.bodyRead(0) // the first deadline: the body's first bytes are due too
 	}
 	n, err := r.ReadCloser.Read(p)
-	if err != nil {
-		err = bodyError(err)
+	if err == io.EOF {
+		r.st.eof = true
+	} else if err != nil {
+		err = r.st.bodyError(err)
 	}
 	if n > 0 {
 		if berr := r.st.reserve(int64(n)*r.factor, "reading the request's body"); berr != nil {

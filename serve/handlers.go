@@ -139,7 +139,7 @@ func (s *Server) createMemory(w http.ResponseWriter, r *http.Request) error {
 		return finish(err)
 	}
 	mem.reserved = need
-	sl.mem = mem
+	sl.mem, sl.used = mem, time.Now()
 	s.open++
 	finish(nil)
 	s.opt.Log.Info("memory created", "name", name, "budget", dam.Bytes(float64(need)))

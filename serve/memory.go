@@ -387,11 +387,29 @@ type written struct {
 }
 
 // footprint returns what a memory of k patterns holds of the budget: its
-// model (dam.EstimateFootprint) and the evaluation workspaces a model
-// keeps for reuse, those of small batches (8 of gateFree queries with
-// gradients; a larger batch's are dropped after it, dropLarge).
+// model (dam.EstimateFootprint), the copy of T that a write to a DrDAM
+// makes (copy on write: writes to a memory are serialized, so one at a
+// time), and the evaluation workspaces a model keeps for reuse, those of
+// small batches (8 of gateFree queries with gradients; a larger batch's
+// are dropped after it, dropLarge).
 func footprint(c dam.Config, k int) int64 {
-	return int64(dam.EstimateFootprint(c, k).Bytes + 8*dam.EstimateEval(c, k, gateFree, true))
+	return int64(dam.EstimateFootprint(c, k).Bytes + tCopy(c) + 8*dam.EstimateEval(c, k, gateFree, true))
+}
+
+// tCopy is what a copy of a DrDAM's T allocates: T (F float64), its
+// per-row copy in the compute precision and the per-row shift.
+func tCopy(c dam.Config) float64 {
+	c.Beta = 1
+	c, err := c.Validate()
+	if err != nil || c.Rep != dam.RepDrDAM {
+		return 0
+	}
+	es := 8.0
+	if c.Precision == dam.Float32 {
+		es = 4
+	}
+	f, y := float64(c.FeatureDim()), float64(c.Y)
+	return f*(8+es) + (y+64)*(8+es)
 }
 
 // delta returns how a record changes the count of a memory of k patterns.
@@ -447,21 +465,14 @@ func (mem *memory) writeHeld(r record, check func(m dam.Memory) error) written {
 	for i := range r.keys {
 		r.keys[i].count = count
 	}
-	// The budget: an MrDAM grows with its patterns; a DrDAM's write
-	// holds a copy of T until it is published.
-	var held int64
-	if _, ok := cur.(*dam.DrDAM); ok {
-		held = int64(dam.EstimateFootprint(mem.cfg, 0).Bytes) // T and its compute copy dominate; the projection is shared
-		if err := mem.env.budget.reserve(held, fmt.Sprintf("a copy of memory %q's T while a write is applied", mem.name)); err != nil {
-			return written{err: err}
-		}
-	} else if need := footprint(mem.cfg, count) - mem.reserved; need > 0 {
+	// The budget: an MrDAM grows with its patterns (a DrDAM's copy of T
+	// is in its footprint).
+	if need := footprint(mem.cfg, count) - mem.reserved; need > 0 {
 		if err := mem.env.budget.reserve(need, fmt.Sprintf("memory %q's %d more patterns", mem.name, count-cur.Len())); err != nil {
 			return written{err: err}
 		}
 		mem.reserved += need
 	}
-	defer mem.env.budget.release(held)
 	fail := func(err error) written {
 		mem.fitReservation()
 		return written{err: err}

@@ -146,7 +146,7 @@ func (s *Server) openSlot(sl *slot) error {
 		}
 		return err
 	}
-	sl.mem, sl.count = mem, mem.m.Len()
+	sl.mem, sl.count, sl.used = mem, mem.m.Len(), time.Now()
 	s.open++
 	s.opt.Log.Info("memory opened", "name", sl.name, "patterns", mem.m.Len(), "seq", mem.seq, "budget", dam.Bytes(float64(mem.reserved)))
 	return nil

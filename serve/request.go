@@ -3,24 +3,16 @@ package serve
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 
 	"github.com/drdam/drdam/dam"
 )
 
-// A request's body must arrive at MinBodyRate at least, after a grace of
-// BodyGrace: a body slower than that is cut and answered 408, so that a
-// client that trickles its body (or stops sending it) cannot hold the
-// server's memory and a connection for ever. A body of n bytes may take
-// BodyGrace + n/MinBodyRate: 64 MiB, the largest by default, 17 minutes.
-const (
-	MinBodyRate = 64 << 10 // bytes per second
-	BodyGrace   = 5 * time.Second
-)
-
-// errSlowBody is the error of a body that arrived slower than MinBodyRate.
-var errSlowBody = fmt.Errorf("the body arrived slower than %d KiB/s (after %v of grace): it was cut; send it faster, or in smaller requests", MinBodyRate>>10, BodyGrace)
+// errSlowBody is the error of a body that arrived slower than
+// Limits.MinBodyRate.
+var errSlowBody = errors.New("the body arrived slower than this server's minimum rate: it was cut; send it faster, or in smaller requests")
 
 // reqState is what the server keeps of a request under way: the budget it
 // holds (released when it ends), the memories it holds open, and its
@@ -32,8 +24,10 @@ type reqState struct {
 	rc       *http.ResponseController
 	start    time.Time
 	read     int64 // body bytes read
-	next     int64 // the deadline is moved on once read passes next
+	next     int64 // the deadline is moved on once read reaches next (0: not set yet)
 	deadline bool  // a read deadline is set
+	eof      bool  // the body was read to its end
+	hasBody  bool  // the request has a body
 }
 
 type reqKey struct{}
@@ -65,38 +59,56 @@ func reserveFor(r *http.Request, n float64, what string) error {
 }
 
 // bodyRead notes that n more bytes of the body arrived, and moves the
-// read deadline to BodyGrace + (bytes read + 64 KiB)/MinBodyRate after the
-// request started (every 64 KiB; where the connection allows deadlines).
+// read deadline to BodyGrace + 1 s + (bytes read)/MinBodyRate after the
+// request started (Limits), each time a quarter of a second's worth more
+// has arrived (where the connection allows deadlines).
 func (st *reqState) bodyRead(n int64) {
 	st.read += n
 	if st.read < st.next {
 		return
 	}
-	st.next = st.read + 64<<10
-	d := st.start.Add(BodyGrace + time.Duration(float64(st.next)/MinBodyRate*float64(time.Second)))
+	l := st.s.opt.Limits
+	st.next = st.read + max(1, l.MinBodyRate/4)
+	d := st.start.Add(l.BodyGrace + time.Second + time.Duration(float64(st.read)/float64(l.MinBodyRate)*float64(time.Second)))
 	if st.rc.SetReadDeadline(d) == nil {
 		st.deadline = true
 	}
 }
 
-// done releases what the request held.
-func (st *reqState) done() {
+// done releases what the request held, and settles the body's read
+// deadline: net/http reads what is left of a small body before it answers
+// (so that the connection may carry the next request), and a client that
+// stopped sending would hold the answer for ever. So what is left (up to
+// 256 KiB, as net/http) is read here under the deadline (set now if the
+// handler read nothing): a body read to its end lifts the deadline; one
+// that is not keeps it, and net/http closes the connection after the
+// answer.
+func (st *reqState) done(body io.Reader) {
 	for _, f := range st.releases {
 		f()
 	}
 	st.s.budget.release(st.held)
 	st.held = 0
-	if st.deadline {
+	if st.hasBody && !st.eof {
+		if !st.deadline && st.rc.SetReadDeadline(time.Now().Add(st.s.opt.Limits.BodyGrace)) == nil {
+			st.deadline = true
+		}
+		if _, err := io.CopyN(io.Discard, body, 256<<10); err == io.EOF {
+			st.eof = true
+		}
+	}
+	if st.eof && st.deadline {
 		st.rc.SetReadDeadline(time.Time{})
 	}
 }
 
 // bodyError turns the error of reading a body into what the request is
 // answered: a read past the deadline is errSlowBody (408).
-func bodyError(err error) error {
+func (st *reqState) bodyError(err error) error {
 	var ne interface{ Timeout() bool }
 	if errors.As(err, &ne) && ne.Timeout() {
-		return fmt.Errorf("%w (%v)", errSlowBody, err)
+		l := st.s.opt.Limits
+		return fmt.Errorf("%w (%d KiB/s after %v of grace; %d bytes arrived in %v: %v)", errSlowBody, l.MinBodyRate>>10, l.BodyGrace, st.read, time.Since(st.start).Round(time.Millisecond), err)
 	}
 	return err
 }

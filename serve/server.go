@@ -24,7 +24,6 @@ import (
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/internal/atomicfile"
-	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/serve/api"
 )
 
@@ -37,11 +36,21 @@ type Limits struct {
 	MaxY     int           // Y of a DrDAM (422 above)
 	MaxSteps int           // max_steps of a recall (422 above)
 	Timeout  time.Duration // of a request's computation (408 after)
+	// A body must arrive at MinBodyRate bytes a second at least, after
+	// BodyGrace: the first n bytes within BodyGrace + 1 s + n/MinBodyRate
+	// (the largest body, 64 MiB, 17 minutes); a slower one is cut with 408, so that
+	// a client that trickles its body (or stops) holds neither memory nor
+	// a connection for ever. The server must allow read deadlines
+	// (net/http's does).
+	MinBodyRate int64
+	BodyGrace   time.Duration
 }
 
 // DefaultLimits are the limits of drdam serve: bodies of 64 MiB, 4096
-// rows a request, D ≤ 65536, Y ≤ 4·10⁶, 10 000 descent steps, 60 s.
-var DefaultLimits = Limits{MaxBody: 64 << 20, MaxBatch: 4096, MaxD: 1 << 16, MaxY: 4_000_000, MaxSteps: 10_000, Timeout: time.Minute}
+// rows a request, D ≤ 65536, Y ≤ 4·10⁶, 10 000 descent steps, 60 s, bodies
+// at 64 KiB/s after 5 s.
+var DefaultLimits = Limits{MaxBody: 64 << 20, MaxBatch: 4096, MaxD: 1 << 16, MaxY: 4_000_000, MaxSteps: 10_000, Timeout: time.Minute,
+	MinBodyRate: 64 << 10, BodyGrace: 5 * time.Second}
 
 // unlimited are the limits of a configuration read from the server's own
 // files.
@@ -149,6 +158,8 @@ func New(opt Options) (*Server, error) {
 	orDefault(&l.MaxY, d.MaxY)
 	orDefault(&l.MaxSteps, d.MaxSteps)
 	orDefault(&l.Timeout, d.Timeout)
+	orDefault(&l.MinBodyRate, d.MinBodyRate)
+	orDefault(&l.BodyGrace, d.BodyGrace)
 	if opt.SnapshotEvery <= 0 {
 		opt.SnapshotEvery = 1000
 	}
@@ -162,7 +173,7 @@ func New(opt Options) (*Server, error) {
 		opt.Log = slog.Default()
 	}
 	if opt.MaxMemory <= 0 {
-		opt.MaxMemory = sysinfo.Budget()
+		opt.MaxMemory = dam.DefaultBudget()
 	}
 	if opt.IdleClose <= 0 {
 		opt.IdleClose = time.Minute
@@ -414,8 +425,10 @@ func (s *Server) routes() {
 			t0 := time.Now()
 			rw := &statusWriter{ResponseWriter: w, code: 200}
 			st := &reqState{s: s, start: t0, rc: http.NewResponseController(rw)}
-			defer st.done()
-			if r.Body != nil {
+			raw := r.Body
+			defer func() { st.done(raw) }()
+			if r.Body != nil && r.Body != http.NoBody {
+				st.hasBody = true
 				r.Body = &budgetBody{ReadCloser: http.MaxBytesReader(rw, r.Body, s.opt.Limits.MaxBody), st: st, factor: bodyFactor}
 			}
 			ctx, cancel := context.WithTimeout(context.WithValue(r.Context(), reqKey{}, st), s.opt.Limits.Timeout)

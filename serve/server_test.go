@@ -32,6 +32,7 @@ func testServer(t *testing.T, dir string, opt Options) (*Server, string) {
 	}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(func() { hs.Close(); s.Close() })
+	servers.Store(t, append(liveServers(t), s))
 	return s, hs.URL
 }
 
