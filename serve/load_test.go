@@ -451,6 +451,13 @@ const loadOnlyEnv = "DRDAM_LOAD_ONLY"
 const loadTraceEnv = "DRDAM_LOAD_TRACE"
 
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(faultServerEnv); dir != "" { // TestFaults' server
+		if err := runFaultServer(dir); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv(loadServerEnv); dir != "" {
 		if err := runLoadServer(dir); err != nil {
 			fmt.Fprintln(os.Stderr, err)
