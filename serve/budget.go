@@ -87,20 +87,27 @@ type budgetBody struct {
 }
 
 func (r *budgetBody) Read(p []byte) (int, error) {
-	if r.st.next == 0 {
-		r.st.bodyRead(0) // the first deadline: the body's first bytes are due too
+	st := r.st
+	if st.next == 0 {
+		st.moveDeadline() // the first: the body's first bytes are due too
 	}
 	n, err := r.ReadCloser.Read(p)
-	if err == io.EOF {
-		r.st.eof = true
-	} else if err != nil {
-		err = r.st.bodyError(err)
+	if err != nil && err != io.EOF {
+		err = st.bodyError(err)
 	}
 	if n > 0 {
-		if berr := r.st.reserve(int64(n)*r.factor, "reading the request's body"); berr != nil {
+		if berr := st.reserve(int64(n)*r.factor, "reading the request's body"); berr != nil {
 			return 0, berr
 		}
-		r.st.bodyRead(int64(n))
+		st.read += int64(n)
+	}
+	if err == io.EOF || st.length >= 0 && st.read >= st.length {
+		// The whole body. net/http lifted the deadline as it met the end
+		// (its read for a closed connection starts then, and would
+		// cancel the request at a deadline); it must not be set again.
+		st.bodyDone()
+	} else if n > 0 {
+		st.moveDeadline()
 	}
 	return n, err
 }

@@ -261,6 +261,12 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 		}
 		return nil, nil, fieldErr(400, "", "the body is not a JSON object: %v", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		if perr := passThrough(err); perr != nil {
+			return nil, nil, perr
+		}
+		return nil, nil, fieldErr(400, "", "the body holds more than one JSON value")
+	}
 	v, ok := raw[field]
 	if !ok {
 		return nil, nil, fieldErr(400, field, "missing: want [[…], …], rows of D = %d numbers", d)

@@ -592,3 +592,62 @@ func TestSlowBody(t *testing.T) {
 		t.Errorf("healthz after: %d", st)
 	}
 }
+
+// deadlineWriter is a ResponseWriter that records the read deadlines set
+// through it.
+type deadlineWriter struct {
+	http.ResponseWriter
+	set []time.Time
+}
+
+func (w *deadlineWriter) SetReadDeadline(t time.Time) error { w.set = append(w.set, t); return nil }
+
+// chunks is a body that arrives in the given chunks, the last with EOF.
+type chunks struct{ c [][]byte }
+
+func (c *chunks) Read(p []byte) (int, error) {
+	if len(c.c) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.c[0])
+	c.c = c.c[1:]
+	if len(c.c) == 0 {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+func (c *chunks) Close() error { return nil }
+
+// TestBodyDeadlineLifted: the body's read deadline moves as its bytes
+// arrive, and once the last arrives it is lifted and never set again.
+// net/http lifts it itself when its body meets the end, and starts a read
+// for a closed connection that cancels the request if it fails; the
+// server used to move the deadline on with the last bytes (after
+// net/http's lift), and recalls that computed past it were cancelled
+// ("context canceled", measured: 8 concurrent recalls of 6 s).
+func TestBodyDeadlineLifted(t *testing.T) {
+	s := &Server{opt: Options{Limits: Limits{MinBodyRate: 16, BodyGrace: time.Second}}, budget: &budget{limit: 1 << 30}}
+	w := &deadlineWriter{}
+	st := &reqState{s: s, start: time.Now(), rc: http.NewResponseController(w), length: -1, hasBody: true}
+	// 8 bytes, then 8 with EOF: each passes a quarter second's worth
+	// (4 bytes), so each would move the deadline.
+	body := &budgetBody{ReadCloser: &chunks{c: [][]byte{make([]byte, 8), make([]byte, 8)}}, st: st, factor: 1}
+	buf := make([]byte, 64)
+	for {
+		if _, err := body.Read(buf); err != nil {
+			break
+		}
+	}
+	if n := len(w.set); n < 3 || !w.set[n-1].IsZero() || w.set[n-2].IsZero() {
+		t.Errorf("deadlines set %v: want some moves, then one lift last", w.set)
+	}
+	set := len(w.set)
+	st.done(body)
+	if len(w.set) != set {
+		t.Errorf("done set the deadline again: %v", w.set[set:])
+	}
+	if st.held != 0 || s.budget.inUse() != 0 {
+		t.Errorf("the body's reservation was not given back: %d", s.budget.inUse())
+	}
+}

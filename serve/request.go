@@ -28,6 +28,20 @@ type reqState struct {
 	deadline bool  // a read deadline is set
 	eof      bool  // the body was read to its end
 	hasBody  bool  // the request has a body
+	length   int64 // its Content-Length (−1: unknown)
+}
+
+// bodyDone notes that the body was read to its end, and lifts the read
+// deadline (net/http lifts it too when its body meets the end).
+func (st *reqState) bodyDone() {
+	if st.eof {
+		return
+	}
+	st.eof = true
+	if st.deadline {
+		st.rc.SetReadDeadline(time.Time{})
+		st.deadline = false
+	}
 }
 
 type reqKey struct{}
@@ -58,13 +72,12 @@ func reserveFor(r *http.Request, n float64, what string) error {
 	return nil
 }
 
-// bodyRead notes that n more bytes of the body arrived, and moves the
-// read deadline to BodyGrace + 1 s + (bytes read)/MinBodyRate after the
-// request started (Limits), each time a quarter of a second's worth more
-// has arrived (where the connection allows deadlines).
-func (st *reqState) bodyRead(n int64) {
-	st.read += n
-	if st.read < st.next {
+// moveDeadline moves the body's read deadline to BodyGrace + 1 s +
+// (bytes read)/MinBodyRate after the request started (Limits), each time a
+// quarter of a second's worth more has arrived (where the connection
+// allows deadlines), until the body's end.
+func (st *reqState) moveDeadline() {
+	if st.read < st.next || st.eof {
 		return
 	}
 	l := st.s.opt.Limits
@@ -94,11 +107,8 @@ func (st *reqState) done(body io.Reader) {
 			st.deadline = true
 		}
 		if _, err := io.CopyN(io.Discard, body, 256<<10); err == io.EOF {
-			st.eof = true
+			st.bodyDone()
 		}
-	}
-	if st.eof && st.deadline {
-		st.rc.SetReadDeadline(time.Time{})
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/serve/api"
 )
 
@@ -79,9 +80,11 @@ type Options struct {
 	// a median 88% of the library's Add rate with them, 91–92% without
 	// (BENCHMARKS.md, "The memory service under load").
 	Wave time.Duration
-	// MaxMemory is the server's memory budget in bytes (0: sysinfo's
-	// default, three quarters of the machine's memory or of ulimit -v,
-	// under ulimit -v at most the limit less 1 GiB). Every open memory
+	// MaxMemory is the server's memory budget in bytes (0: three
+	// quarters of the machine's memory, of the cgroup's limit or of
+	// ulimit -v; under ulimit -v at most what the address space has left
+	// once the runtime's and the C library's reservations are counted:
+	// internal/sysinfo.ServerBudget). Every open memory
 	// holds its model's footprint of it, and every request what its body,
 	// evaluation or descent may allocate, before allocating it; what
 	// would pass it is refused with 507.
@@ -173,7 +176,7 @@ func New(opt Options) (*Server, error) {
 		opt.Log = slog.Default()
 	}
 	if opt.MaxMemory <= 0 {
-		opt.MaxMemory = dam.DefaultBudget()
+		opt.MaxMemory = sysinfo.ServerBudget()
 	}
 	if opt.IdleClose <= 0 {
 		opt.IdleClose = time.Minute
@@ -424,7 +427,7 @@ func (s *Server) routes() {
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			t0 := time.Now()
 			rw := &statusWriter{ResponseWriter: w, code: 200}
-			st := &reqState{s: s, start: t0, rc: http.NewResponseController(rw)}
+			st := &reqState{s: s, start: t0, rc: http.NewResponseController(rw), length: r.ContentLength}
 			raw := r.Body
 			defer func() { st.done(raw) }()
 			if r.Body != nil && r.Body != http.NoBody {
@@ -562,6 +565,8 @@ func errorDetail(err error) ErrorDetail {
 		d = ErrorDetail{Status: 408, Message: err.Error()}
 	case errors.Is(err, context.DeadlineExceeded):
 		d = ErrorDetail{Status: 408, Message: "the request took longer than this server's limit: " + err.Error()}
+	case errors.Is(err, context.Canceled):
+		d = ErrorDetail{Status: 408, Message: "the request was cancelled: its client went away"}
 	case errors.As(err, &de):
 		d = ErrorDetail{Status: 503, Field: "name", Message: err.Error()}
 	case errors.Is(err, errClosed):

@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -267,4 +269,102 @@ func TestServeFlags(t *testing.T) {
 	if out := mustRun(t, "info", "--model", snaps[0]); !strings.Contains(out, "patterns K      1") {
 		t.Errorf("drdam info on the snapshot: %s", out)
 	}
+}
+
+// TestServeUnderUlimit: drdam serve under ulimit -v 4000000 (3.8 GiB of
+// address space; its default budget is then 2.8 GiB): 20 PUTs of
+// memories of about 400 MB each (a dense projection of 450000×100
+// float64), each of which fits alone, are created until the budget is
+// reached and answered 507 after, naming the budget; the server stays up,
+// answers /healthz, and stores and evaluates in the memories it made.
+// (Before the budget, five such PUTs ended the server with Go's fatal
+// out-of-memory.)
+func TestServeUnderUlimit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("creates 2.5 GB of memories")
+	}
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found: cannot set ulimit -v")
+	}
+	dir, addr := t.TempDir(), freeAddr(t)
+	cmd := exec.Command("bash", "-c", `ulimit -v 4000000 && exec "$@"`, "bash", os.Args[0], "serve", "--data", dir, "--addr", addr)
+	cmd.Env = append(os.Environ(), "DRDAM_TEST_AS_MAIN=1")
+	var errOut syncBuffer
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		cmd.Wait()
+	}()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("drdam serve did not start: %s", errOut.String())
+		}
+	}
+	base := "http://" + addr + "/v1/memories/"
+	made, full := 0, 0
+	for i := range 20 {
+		b, _ := json.Marshal(map[string]any{"d": 100, "y": 450000})
+		req, _ := http.NewRequest("PUT", fmt.Sprintf("%sm%02d", base, i), bytes.NewReader(b))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("PUT %d: %v (the server died?): %s", i, err, errOut.String())
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		switch {
+		case resp.StatusCode == 201 && full == 0:
+			made++
+		case resp.StatusCode == 507 && strings.Contains(string(body), "memory budget is") && strings.Contains(string(body), "needs"):
+			full++
+		default:
+			t.Errorf("PUT %d: %d %s (after %d made, %d refused)", i, resp.StatusCode, body, made, full)
+		}
+	}
+	if made < 2 || full == 0 {
+		t.Errorf("%d memories made, %d refused: want some of each", made, full)
+	}
+	if resp, err := http.Get("http://" + addr + "/healthz"); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("healthz after the PUTs: %v %v: %s", resp, err, errOut.String())
+	}
+	x := make([][]float64, 3)
+	for i := range x {
+		x[i] = make([]float64, 100)
+		x[i][i] = 0.1
+	}
+	if st, err := post(base+"m00/patterns", map[string]any{"patterns": x}, nil); err != nil || st != 200 {
+		t.Errorf("add after the PUTs: %d %v", st, err)
+	}
+	var en struct{ Energy []float64 }
+	if st, err := post(base+"m00/energy", map[string]any{"queries": x}, &en); err != nil || st != 200 || len(en.Energy) != 3 {
+		t.Errorf("energy after the PUTs: %d %v %v", st, err, en)
+	}
+	if s := errOut.String(); strings.Contains(s, "fatal error") || strings.Contains(s, "panic") {
+		t.Errorf("the server's standard error: %s", s)
+	}
+	t.Logf("%d memories made, %d refused with 507", made, full)
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's output and a test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
