@@ -396,6 +396,31 @@ func footprint(c dam.Config, k int) int64 {
 	return int64(dam.EstimateFootprint(c, k).Bytes + tCopy(c) + 8*dam.EstimateEval(c, k, gateFree, true))
 }
 
+// What a memory's tables hold (tables), counted in its reservation: a
+// DrDAM's fingerprint of a pattern, an entry of a Go map[uint64]uint32
+// (measured 24–38 bytes an entry from 10³ to 10⁶ entries, Go 1.26), and an
+// idempotency key's answer (the key, up to 255 bytes, its entry, its place
+// in the order).
+const (
+	fpBytes  = 40
+	keyBytes = 400
+)
+
+// need is what the memory holds of the budget with count patterns and
+// keys more keyed answers than it has: footprint, and its tables.
+func (mem *memory) need(count, keys int) int64 {
+	n := footprint(mem.cfg, count)
+	mem.kmu.Lock()
+	if mem.tab != nil {
+		if mem.tab.fp != nil {
+			n += int64(fpBytes * max(len(mem.tab.fp), count))
+		}
+		n += int64(keyBytes * (len(mem.tab.keys) + keys))
+	}
+	mem.kmu.Unlock()
+	return n
+}
+
 // tCopy is what a copy of a DrDAM's T allocates: T (F float64), its
 // per-row copy in the compute precision and the per-row shift.
 func tCopy(c dam.Config) float64 {
@@ -465,9 +490,10 @@ func (mem *memory) writeHeld(r record, check func(m dam.Memory) error) written {
 	for i := range r.keys {
 		r.keys[i].count = count
 	}
-	// The budget: an MrDAM grows with its patterns (a DrDAM's copy of T
-	// is in its footprint).
-	if need := footprint(mem.cfg, count) - mem.reserved; need > 0 {
+	// The budget: an MrDAM grows with its patterns, a DrDAM's tables with
+	// its fingerprints, both with their keys (a DrDAM's copy of T is in
+	// its footprint).
+	if need := mem.need(count, len(r.keys)) - mem.reserved; need > 0 {
 		if err := mem.env.budget.reserve(need, fmt.Sprintf("memory %q's %d more patterns", mem.name, count-cur.Len())); err != nil {
 			return written{err: err}
 		}
@@ -541,11 +567,11 @@ func (mem *memory) writeHeld(r record, check func(m dam.Memory) error) written {
 	return written{count: count}
 }
 
-// fitReservation releases what the memory holds of the budget beyond its
-// model's footprint (an MrDAM's, after a removal or a write that failed);
-// wmu must be held.
+// fitReservation releases what the memory holds of the budget beyond what
+// it needs (an MrDAM after a removal, keys that expired, a write that
+// failed); wmu must be held.
 func (mem *memory) fitReservation() {
-	if extra := mem.reserved - footprint(mem.cfg, mem.m.Len()); extra > 0 && mem.cfg.Rep == dam.RepMrDAM {
+	if extra := mem.reserved - mem.need(mem.m.Len(), 0); extra > 0 {
 		mem.env.budget.release(extra)
 		mem.reserved -= extra
 	}

@@ -152,10 +152,10 @@ func (s *Server) openSlot(sl *slot) error {
 	return nil
 }
 
-// resize makes the memory's reservation its model's footprint (an MrDAM's
-// grows with its patterns); wmu is held.
+// resize makes the memory's reservation what it needs (its model's
+// footprint and its tables); wmu is held.
 func (mem *memory) resize() error {
-	need := footprint(mem.cfg, mem.m.Len()) - mem.reserved
+	need := mem.need(mem.m.Len(), 0) - mem.reserved
 	if need <= 0 {
 		mem.fitReservation()
 		return nil

@@ -476,8 +476,8 @@ func TestBudget(t *testing.T) {
 	if st, b := call(t, "POST", url+"/v1/memories/m1/energy", map[string]any{"queries": api.RowsOf(patterns(2, 64, 2), 64)}, nil); st != 200 {
 		t.Errorf("a small evaluation: %d %s", st, b)
 	}
-	if used := s.budget.inUse(); used != 3*one {
-		t.Errorf("in use %d after the requests, want 3 footprints %d: a request's reservation was not given back", used, 3*one)
+	if used, want := s.budget.inUse(), 3*one+2*fpBytes; used != want {
+		t.Errorf("in use %d after the requests, want 3 footprints and 2 fingerprints %d: a request's reservation was not given back", used, want)
 	}
 }
 
@@ -649,5 +649,47 @@ func TestBodyDeadlineLifted(t *testing.T) {
 	}
 	if st.held != 0 || s.budget.inUse() != 0 {
 		t.Errorf("the body's reservation was not given back: %d", s.budget.inUse())
+	}
+}
+
+// TestManyMemories: a folder of 1000 memories starts, opening the first
+// MaxOpen in name order, and serves every one: one not open at start
+// opens when named (closing the least recently used idle one); the list
+// names all 1000.
+func TestManyMemories(t *testing.T) {
+	dir := t.TempDir()
+	_, url := testServer(t, dir, Options{})
+	call(t, "PUT", url+"/v1/memories/m0000", map[string]any{"d": 16, "y": 500, "projection": "structured"}, nil)
+	call(t, "POST", url+"/v1/memories/m0000/patterns", map[string]any{"patterns": api.RowsOf(patterns(4, 16, 1), 16)}, nil)
+	stopAll(t)
+	src := filepath.Join(dir, "m0000")
+	ents, _ := os.ReadDir(src)
+	for i := 1; i < 1000; i++ {
+		to := filepath.Join(dir, fmt.Sprintf("m%04d", i))
+		os.Mkdir(to, 0o755)
+		for _, e := range ents {
+			b, err := os.ReadFile(filepath.Join(src, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(to, e.Name()), b, 0o644)
+		}
+	}
+	t0 := time.Now()
+	s, url := testServer(t, dir, Options{MaxOpen: 128})
+	t.Logf("1000 memories: started in %v, %d open", time.Since(t0), s.open)
+	if s.open != 128 {
+		t.Errorf("%d open at start, want 128", s.open)
+	}
+	var list struct{ Memories []MemoryInfo }
+	if call(t, "GET", url+"/v1/memories", nil, &list); len(list.Memories) != 1000 || list.Memories[999].Status != "closed" {
+		t.Fatalf("list: %d memories", len(list.Memories))
+	}
+	var en struct{ Energy []float64 }
+	if st, b := call(t, "POST", url+"/v1/memories/m0999/energy", map[string]any{"queries": api.RowsOf(patterns(1, 16, 2), 16)}, &en); st != 200 {
+		t.Errorf("energy of a memory closed at start: %d %s", st, b)
+	}
+	if s.open != 128 {
+		t.Errorf("%d open after opening another, want 128", s.open)
 	}
 }
