@@ -100,7 +100,7 @@ func checkMemory(dir, name string) MemoryCheck {
 		}
 		return mc
 	}
-	first := true
+	first, first0 := true, false
 	var state uint64
 	var problems []string
 	sc, _ := scanLog(f, st.Size(), version, false, func(r record, off int64) error {
@@ -108,7 +108,7 @@ func checkMemory(dir, name string) MemoryCheck {
 		case r.op == opState && !first:
 			problems = append(problems, fmt.Sprintf("a second state record at byte %d", off))
 		case r.op == opState:
-			state = r.seq
+			state, first0 = r.seq, true
 			if _, err := decodeTables(r.raw, time.Now()); err != nil {
 				problems = append(problems, fmt.Sprintf("the state record at byte %d: %v", off, err))
 			}
@@ -123,14 +123,17 @@ func checkMemory(dir, name string) MemoryCheck {
 		first = false
 		return nil
 	})
-	seqs := ""
-	if sc.records > 0 {
-		seqs = fmt.Sprintf(", sequence numbers %d–%d", sc.first, sc.last)
-		if state > 0 || sc.first == 0 {
-			seqs += fmt.Sprintf(" (the tables as of record %d first)", state)
-		}
+	what := fmt.Sprintf("%d intact record(s)", sc.records)
+	switch {
+	case sc.records == 0:
+	case first0 && sc.records == 1:
+		what = fmt.Sprintf("the tables as of record %d, no later record", state)
+	case first0:
+		what = fmt.Sprintf("the tables as of record %d, then %d record(s) %d–%d", state, sc.records-1, state+1, sc.last)
+	default:
+		what += fmt.Sprintf(", sequence numbers %d–%d", sc.first, sc.last)
 	}
-	note("wal.log: format %d, %d bytes, %d intact record(s)%s", version, st.Size(), sc.records, seqs)
+	note("wal.log: format %d, %d bytes: %s", version, st.Size(), what)
 	for _, d := range sc.damage {
 		bad("wal.log: corrupt: %s", d)
 	}

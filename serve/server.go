@@ -152,7 +152,7 @@ func New(opt Options) (*Server, error) {
 		return nil, errors.New("serve: no data folder")
 	}
 	if opt.Token != "" && (strings.TrimSpace(opt.Token) != opt.Token || strings.ContainsFunc(opt.Token, unicode.IsControl)) {
-		return nil, errors.New("serve: the token has leading or trailing white space or a control character: it could not be sent in an Authorization header as it is")
+		return nil, errors.New("the token has leading or trailing white space or a control character: it could not be sent in an Authorization header as it is")
 	}
 	l, d := &opt.Limits, DefaultLimits
 	orDefault(&l.MaxBody, d.MaxBody)
@@ -193,9 +193,9 @@ func New(opt Options) (*Server, error) {
 			if he.PID > 0 {
 				who = fmt.Sprintf("process %d", he.PID)
 			}
-			return nil, fmt.Errorf("serve: the data folder %s is in use by %s (another drdam serve?): two servers on one folder would lose writes; stop it, or choose another --data", opt.Dir, who)
+			return nil, fmt.Errorf("the data folder %s is in use by %s (another drdam serve?): two servers on one folder would lose writes; stop it, or choose another --data", opt.Dir, who)
 		}
-		return nil, fmt.Errorf("serve: locking the data folder: %w", err)
+		return nil, fmt.Errorf("locking the data folder: %w", err)
 	}
 	if noLocks {
 		opt.Log.Warn("this system has no advisory locks: nothing stops a second server on the same data folder", "data", opt.Dir)

@@ -126,6 +126,10 @@ func (d walDamage) String() string {
 	if d.Seq > 0 {
 		seq = fmt.Sprintf(" (sequence number %d)", d.Seq)
 	}
+	if d.After == 0 { // the scan stopped at the first valid record after it
+		return fmt.Sprintf("the record at byte %d%s %s, and a valid record follows it at byte %d (sequence number %d): the log is corrupt, not torn by a crash",
+			d.Off, seq, d.Why, d.Next, d.First)
+	}
 	return fmt.Sprintf("the record at byte %d%s %s, and %d valid record(s) follow it from byte %d (sequence numbers %d–%d)",
 		d.Off, seq, d.Why, d.After, d.Next, d.First, d.Last)
 }
