@@ -64,18 +64,31 @@
 // # Durability
 //
 // Each memory has a write-ahead log of its own (wal.go): an addition,
-// removal or merge is appended and synced before it is applied and
-// acknowledged, so an acknowledged write survives kill -9. Every
-// Options.SnapshotEvery writes, and at a graceful shutdown, the memory is
-// saved as a model file (atomically) and its log emptied; at start the
-// newest snapshot is loaded and the log's later records applied. A torn
-// last record (a crash while appending) fails its length or checksum and
-// is cut off: the memory is exactly its acknowledged history. A log of
-// our own rather than an embedded store (bbolt, Pebble): a DrDAM's state is
-// one vector T, saved whole in a model file that drdam's other commands
-// open, and the records are appended and replayed in order, never looked
-// up; what a store would add (pages, compaction, a B-tree) has nothing to
-// do here, and twenty lines of framing with a CRC do what is needed.
+// removal or merge is appended and synced before it is acknowledged, so an
+// acknowledged write survives kill -9. Every Options.SnapshotEvery writes,
+// and at a graceful shutdown, the memory is saved as a model file
+// (atomically) and its log replaced by one that starts with the memory's
+// tables (state.go: the fingerprints of a DrDAM's patterns, the answers of
+// recent keyed writes); at start the newest snapshot is loaded and the
+// log's later records applied. A torn last record (a crash while
+// appending) is cut and the cut logged: the memory is exactly its
+// acknowledged history. A bad record followed by a valid one, a gap in
+// the sequence or a snapshot that fails its checksum is corruption: the
+// memory is not opened (503 naming the file and the byte), the others are
+// served, and Check and Salvage (drdam serve --check, --salvage) report it
+// and rebuild it from every intact record, moving the damaged files aside.
+// One server owns a folder (New locks DIR/.lock). A log of our own rather
+// than an embedded store (bbolt, Pebble): a DrDAM's state is one vector T,
+// saved whole in a model file that drdam's other commands open, and the
+// records are appended and replayed in order, never looked up.
+//
+// # Idempotent writes
+//
+// A write with an Idempotency-Key header is answered, when retried with
+// the same key (24 h, the last MaxKeys of a memory), with its first answer
+// (Idempotent-Replayed: true), and applied once, also across restarts:
+// the key is in the write's log record. A removal of a row never added is
+// refused (409) unless ?force=true.
 //
 // # Concurrency
 //
@@ -95,10 +108,14 @@
 //
 // # Limits and security
 //
-// Limits bound bodies, rows per request, D, Y and descent steps (413 and
-// 422 errors naming the field) and the time of a request (408). With a
-// token every request but GET /healthz and the page (GET /, GET /web/…)
-// needs "Authorization: Bearer TOKEN", compared in constant time (401). Names are 1–64 letters,
-// digits, '_', '.' and '-' that do not start with a dot, so no name
-// leaves the folder.
+// Limits bound bodies (size, and a rate of 64 KiB/s after 5 s: 408),
+// rows per request, D, Y and descent steps (413 and 422 errors naming the
+// field) and the time of a request (408). One memory budget
+// (Options.MaxMemory) covers every open memory and every request's body,
+// evaluation and descent, reserved before it is allocated (507 past it);
+// Options.MaxOpen bounds the memories open at once, the others opened when
+// named. With a token every request but GET /healthz and the page (GET /,
+// GET /web/…) needs "Authorization: Bearer TOKEN", compared in constant
+// time (401). Names are 1–64 letters, digits, '_', '.' and '-' that do not
+// start with a dot, so no name leaves the folder.
 package serve
