@@ -2,11 +2,14 @@ package serve
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -691,5 +694,60 @@ func TestManyMemories(t *testing.T) {
 	}
 	if s.open != 128 {
 		t.Errorf("%d open after opening another, want 128", s.open)
+	}
+}
+
+// v1Record is a record of a log of format 1 (drdam before idempotency
+// keys): u32 n | u32 CRC-32C | u64 seq | u8 op | u32 rows | u32 cols | values.
+func v1Record(seq uint64, op byte, x []float64, d int) []byte {
+	p := binary.LittleEndian.AppendUint64(nil, seq)
+	p = append(p, op)
+	p = binary.LittleEndian.AppendUint32(p, uint32(len(x)/d))
+	p = binary.LittleEndian.AppendUint32(p, uint32(d))
+	for _, v := range x {
+		p = binary.LittleEndian.AppendUint64(p, math.Float64bits(v))
+	}
+	b := binary.LittleEndian.AppendUint32(nil, uint32(len(p)))
+	b = binary.LittleEndian.AppendUint32(b, crc32.Checksum(p, castagnoli))
+	return append(b, p...)
+}
+
+// TestV1Log: a memory whose log an older drdam wrote (format 1, no
+// tables) opens with its records, its log is upgraded (a snapshot, then a
+// log of format 2), and its fingerprints know the patterns of the old
+// log's records but not those of its snapshot: removing one of those
+// needs ?force=true, and the message says why.
+func TestV1Log(t *testing.T) {
+	dir := t.TempDir()
+	_, url := testServer(t, dir, Options{})
+	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": 8, "y": 500, "projection": "structured"}, nil)
+	old := writeN(t, url, "m", 1, 1) // in the snapshot written at the stop below
+	stopAll(t)
+	a, b := patterns(2, 8, 5), patterns(2, 8, 6)
+	log := []byte(walMagicV1)
+	log = append(log, v1Record(2, opAdd, a, 8)...)
+	log = append(log, v1Record(3, opAdd, b, 8)...)
+	log = append(log, v1Record(4, opRemove, a[:8], 8)...)
+	wl := filepath.Join(dir, "m", "wal.log")
+	if err := os.WriteFile(wl, log, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, url = testServer(t, dir, Options{})
+	var info MemoryInfo
+	if st, b := call(t, "GET", url+"/v1/memories/m", nil, &info); st != 200 || info.Count != 6 || info.Seq != 4 {
+		t.Fatalf("after the v1 log: %d %s, want 3 + 2 + 2 − 1 patterns, record 4 last", st, b)
+	}
+	if b, _ := os.ReadFile(wl); !bytes.HasPrefix(b, []byte(walMagic)) {
+		t.Errorf("the log was not upgraded: starts %q", b[:10])
+	}
+	if st, b := call(t, "POST", url+"/v1/memories/m/patterns:remove", map[string]any{"patterns": api.RowsOf(b[:8], 8)}, nil); st != 200 {
+		t.Errorf("removing a row of the old log's records: %d %s", st, b)
+	}
+	st, body := call(t, "POST", url+"/v1/memories/m/patterns:remove", map[string]any{"patterns": api.RowsOf(old[0][:8], 8)}, nil)
+	if e := errorOf(t, body); st != 409 || !strings.Contains(e.Message, "stored before this drdam kept fingerprints") {
+		t.Errorf("removing a row of the old snapshot: %d %s", st, body)
+	}
+	if st, b := call(t, "POST", url+"/v1/memories/m/patterns:remove?force=true", map[string]any{"patterns": api.RowsOf(old[0][:8], 8)}, nil); st != 200 {
+		t.Errorf("forced: %d %s", st, b)
 	}
 }
