@@ -150,7 +150,10 @@ func openMemory(dir, name string, c dam.Config, env *memEnv) (*memory, error) {
 	stateSeq := uint64(0)
 	now := time.Now()
 	p := filepath.Join(dir, "wal.log")
-	init := mem.stateRecord(newTables(c.Rep == dam.RepDrDAM))
+	// A new log (a new memory, or one whose log is missing) starts with
+	// the tables of what the snapshot holds: empty, or not knowing its
+	// patterns.
+	init := mem.stateRecord(mem.legacyTables())
 	log, torn, err := openWAL(p, &init, func(r record) error {
 		if r.op == opState {
 			if mem.tab != nil {
