@@ -114,6 +114,8 @@ func TestBadRequests(t *testing.T) {
 		{"add: null in a row", "POST", "/v1/memories/m/patterns", j, `{"patterns": [[0.1,null,0.3,0.4]]}`, nil, 400, "patterns"},
 		{"add: a string in row 2", "POST", "/v1/memories/m/patterns", j, `{"patterns": [` + row + `,[0.1,0.2,"x",0.4]]}`, nil, 400, "patterns"},
 		{"add: a boolean in one row", "POST", "/v1/memories/m/patterns", j, `{"patterns": [0.1,0.2,0.3,true]}`, nil, 400, "patterns"},
+		{"add: patterns null", "POST", "/v1/memories/m/patterns", j, `{"patterns": null}`, nil, 400, "patterns"},
+		{"add: patterns a number", "POST", "/v1/memories/m/patterns", j, `{"patterns": 3}`, nil, 400, "patterns"},
 		{"energy: null in a query", "POST", "/v1/memories/m/energy", j, `{"queries": [[null,0,0,0]]}`, nil, 400, "queries"},
 		{"create: beta past what a pattern can take", "PUT", "/v1/memories/n", j, `{"d": 4, "y": 500, "beta": 1e308}`, nil, 422, "beta"},
 		{"create: dot beta past 1400", "PUT", "/v1/memories/n", j, `{"d": 4, "y": 500, "similarity": "dot", "beta": 2000}`, nil, 422, "beta"},

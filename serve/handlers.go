@@ -272,6 +272,9 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 		return nil, nil, fieldErr(400, field, "missing: want [[…], …], rows of D = %d numbers", d)
 	}
 	var rows [][]float64
+	if t := bytes.TrimSpace(v); string(t) == "null" || len(t) > 0 && t[0] != '[' {
+		return nil, nil, fieldErr(400, field, "want [[…], …], rows of D = %d numbers, found %.40s", d, t)
+	}
 	if i, j, found := notNumber(v); found != "" {
 		// encoding/json would take null for 0, and its own message
 		// names no row.

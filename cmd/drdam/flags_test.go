@@ -30,6 +30,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"demo", "--beta", "abc"}, []string{`--beta "abc": want a number > 0`}},
 		{[]string{"demo", "--beta", "-1"}, []string{`--beta "-1": want a number > 0`}},
 		{[]string{"demo", "--beta", "inf"}, []string{`--beta "inf": want a number > 0`}},
+		{[]string{"recall", "--model", "m.drdam", "--queries", "q.csv", "--out", "o.npy", "--step", "-0.1"}, []string{`--step "-0.1": want a number > 0`}},
 		{[]string{"demo", "--flip", "2"}, []string{`--flip "2": want a number from 0 to 1`}},
 		{[]string{"demo", "--tol", "-1"}, []string{`--tol "-1": want a number ≥ 0`}},
 		// lists name the flag, the list and the element
