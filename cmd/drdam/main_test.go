@@ -251,7 +251,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"encode", "--patterns", good}, 2, []string{"missing --out"}},
 		{[]string{"encode", "--patterns", good, "--out", out, "--basis", "sine"}, 2, []string{"--basis", "sine"}},
 		{[]string{"encode", "--bogus"}, 2, []string{"bogus"}},
-		{[]string{"recall", "--model", model, "--queries", good, "--out", out, "--step", "0"}, 1, []string{"step size"}},
+		{[]string{"recall", "--model", model, "--queries", good, "--out", out, "--step", "0"}, 2, []string{`--step "0": want a number > 0`}},
 		{[]string{"recall", "--model", model, "--queries", good, "--out", out, "--box", "1"}, 2, []string{"--box"}},
 		{[]string{"frobnicate"}, 2, []string{"unknown command"}},
 	} {
