@@ -111,6 +111,10 @@ func loadFiles(files []string, h, w int) ([]*Image, error) {
 
 // loadFile decodes one PNG or JPEG file and converts it to h×w.
 func loadFile(path string, h, w int) (*Image, error) {
+	// Asked before opening: opening a fifo waits for a writer, for ever.
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("imageio: %s: not a regular file", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("imageio: %w", err)
