@@ -2,6 +2,9 @@ package dataio
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"strings"
@@ -196,16 +199,43 @@ func FuzzReadMask(f *testing.F) {
 	})
 }
 
-// idxBudget bounds what decoding an n-byte IDX stream allocates: its
-// values as float64 (8 bytes for each byte of an unsigned-byte file) and
-// one chunk's buffers (a 64 Ki-value read buffer of up to 8 bytes a value
-// and the first 64 Ki values of Data), whatever the header declares.
-var idxBudget = fuzzbudget.Budget{PerByte: 16, Fixed: 2 << 20}
+// idxBudget bounds what reading an IDX file of n bytes (n counted
+// before compression) allocates, in every mode of FuzzReadIDX.
+//
+// Per byte, 32: a value takes at least a byte, and costs 8 bytes of
+// float64 in the matrix; where the input's size does not back the header
+// (a .gz file, a stream) the matrix grows by doubling as values arrive,
+// which allocates less than 3 times its final size (the last step is cut
+// at the declared size, the steps before it sum to less than twice it):
+// 24 bytes a value. Read by rows, a chunk of at least a row (8 bytes a
+// value, as drdam encode sizes it by the width) and the first row read
+// ahead in raw bytes, doubling (2 bytes a byte). Fixed, 2 MiB: a chunk of
+// 64 Ki values (up to 512 KiB raw and 512 KiB of float64), the first 64
+// KiB step of the read-ahead, gzip's decompressor and window (under 100
+// KiB), the header's dimensions and the error message. Nothing is sized
+// by what the header declares alone.
+var idxBudget = fuzzbudget.Budget{PerByte: 32, Fixed: 2 << 20}
 
-// FuzzReadIDX checks that decoding an IDX file never panics, returns a
-// consistent matrix whose values fill what its header declares or an
-// error naming the file, and allocates by the bytes it reads, not by the
-// sizes its header claims.
+// idxModes are the ways FuzzReadIDX reads its input: whole (ReadMatrix's
+// decoder) or by rows (NewRows, with a chunk buffer sized by the width as
+// drdam encode sizes it), from an in-memory file (whose size backs the
+// header, as a regular file's does), gzip-compressed, or from a stream
+// that cannot tell its size.
+var idxModes = []struct {
+	name         string
+	rows, gz, st bool
+}{
+	{name: "f-ubyte"},
+	{name: "f-ubyte.gz", gz: true},
+	{name: "f-ubyte", rows: true},
+	{name: "f-ubyte.gz", rows: true, gz: true},
+	{name: "f-ubyte", rows: true, st: true},
+}
+
+// FuzzReadIDX checks that reading an IDX file never panics, returns a
+// consistent matrix whose values fill what its header declares, or rows of
+// the width it declares, or an error naming the file, and allocates by the
+// bytes it reads, not by the sizes its header claims (idxBudget).
 func FuzzReadIDX(f *testing.F) {
 	for _, s := range [][]byte{
 		idxFile(0x08, []uint32{2, 2, 2}, []byte{0, 1, 2, 3, 4, 5, 6, 255}),
@@ -213,24 +243,80 @@ func FuzzReadIDX(f *testing.F) {
 		idxFile(0x0D, []uint32{2}, make([]byte, 7)),
 		idxFile(0x08, []uint32{1 << 16, 1 << 12}, []byte{1}),
 		idxFile(0x0B, []uint32{3, 0}, nil),
+		idxFile(0x08, []uint32{1 << 28}, nil),                     // 8 bytes declaring a row of 2^28
+		idxFile(0x08, []uint32{2, 1 << 14, 1 << 14}, nil),         // rows of 2^28
+		idxFile(0x0E, []uint32{1, 1 << 20}, make([]byte, 1<<12)),  // a row cut short
+		idxFile(0x08, []uint32{3, 2}, append(make([]byte, 6), 1)), // a byte too many
 		{0, 0, 8},
 		{1, 2, 3, 4},
 	} {
-		f.Add(s)
+		for k := range idxModes {
+			f.Add(s, uint8(k))
+		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		const name = "f-ubyte"
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		mode := idxModes[int(k)%len(idxModes)]
+		in := data
+		if mode.gz {
+			var b bytes.Buffer
+			gzw.Reset(&b) // a new writer's state is 800 KB: reused, for speed
+			gzw.Write(data)
+			gzw.Close()
+			in = b.Bytes()
+		}
 		var m *Matrix
+		var rows, cols int
 		var err error
-		fuzzbudget.Check(t, "decode IDX", len(data), idxBudget, func() {
-			m, err = decodeMatrix(bytes.NewReader(data), name, formatIDX, parseNumber)
+		what := fmt.Sprintf("reading %s (mode %d: by rows %v, from a stream %v)", mode.name, int(k)%len(idxModes), mode.rows, mode.st)
+		fuzzbudget.Check(t, what, len(data), idxBudget, func() {
+			var r io.Reader = bytes.NewReader(in)
+			if mode.st {
+				r = struct{ io.Reader }{r}
+			}
+			if !mode.rows {
+				m, err = decodeMatrix(r, mode.name, formatIDX, parseNumber)
+				return
+			}
+			rows, cols, err = readRows(r, mode.name)
 		})
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), name+": ") {
+			if !strings.HasPrefix(err.Error(), mode.name+": ") {
 				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if mode.rows {
+			if rows < 1 || cols < 1 {
+				t.Fatalf("%d rows of %d values", rows, cols)
 			}
 			return
 		}
 		checkMatrix(t, m)
 	})
+}
+
+// gzw compresses FuzzReadIDX's inputs.
+var gzw = gzip.NewWriter(io.Discard)
+
+// readRows reads every row of the file called name from r with NewRows,
+// into a chunk buffer of 4096 values or a row, sized by the width as
+// drdam encode sizes its chunks, and returns the numbers of rows and
+// columns.
+func readRows(r io.Reader, name string) (rows, cols int, err error) {
+	rs, err := NewRows(r, name)
+	if err != nil {
+		return 0, 0, err
+	}
+	cols = rs.Cols()
+	buf := make([]float64, max(1, 4096/cols)*cols)
+	for {
+		k, err := rs.Read(buf)
+		if err == io.EOF {
+			return rows, cols, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		rows += k
+	}
 }
