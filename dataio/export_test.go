@@ -7,3 +7,6 @@ func SetMaxValues(n int) (restore func()) {
 	maxValues = n
 	return func() { maxValues = old }
 }
+
+// MaxFuzzInput is maxFuzzInput, for the fuzz targets of package dataio_test.
+const MaxFuzzInput = maxFuzzInput
