@@ -272,8 +272,9 @@ var idxBudget = fuzzbudget.Budget{PerByte: 32, Fixed: 2 << 20}
 // idxModes are the ways FuzzReadIDX reads its input: whole (ReadMatrix's
 // decoder) or by rows (NewRows, with a chunk buffer sized by the width as
 // drdam encode sizes it), from an in-memory file (whose size backs the
-// header, as a regular file's does), gzip-compressed, or from a stream
-// that cannot tell its size.
+// header, as a regular file's does; compressed, it is read through and
+// again), plain or gzip-compressed, or from a stream that cannot seek or
+// tell its size (read as it arrives, its first row read ahead).
 var idxModes = []struct {
 	name         string
 	rows, gz, st bool
@@ -283,6 +284,8 @@ var idxModes = []struct {
 	{name: "f-ubyte", rows: true},
 	{name: "f-ubyte.gz", rows: true, gz: true},
 	{name: "f-ubyte", rows: true, st: true},
+	{name: "f-ubyte.gz", gz: true, st: true},
+	{name: "f-ubyte.gz", rows: true, gz: true, st: true},
 }
 
 // FuzzReadIDX checks that reading an IDX file never panics, returns a

@@ -43,11 +43,15 @@ type idxHeader struct {
 	typ  byte
 	dims []int
 	n    int64 // values: the product of dims
-	// backed: the input's size is known and holds every value declared
-	// (a plain regular file, or an in-memory input), so that memory may
-	// be allocated for them all. A compressed file or a stream is not:
-	// its values are counted as they arrive.
+	// backed: the input is known to hold every value declared (a plain
+	// regular file or an in-memory input, by its size; a compressed one
+	// read through, see idxOpen), so that memory may be allocated for
+	// them all. Otherwise (a stream) its values are counted as they
+	// arrive.
 	backed bool
+	// first: the first row is known to be there (backed, or read
+	// through by idxOpen).
+	first bool
 }
 
 // shape returns the dimensions as "60000×28×28".
@@ -110,8 +114,58 @@ func idxStream(r io.Reader, path string) (idxHeader, io.Reader, error) {
 		return idxHeader{}, nil, fmt.Errorf("%s: truncated: the IDX header declares %s, found only %d bytes after its %d-byte header: the data ends after %d values (row %d)",
 			path, h.declares(), found, hdr, values, values/h.rowLen()+1)
 	}
-	h.backed = true
+	h.backed, h.first = true, true
 	return h, r, nil
+}
+
+// idxOpen reads the header of the IDX file called path from r, as
+// idxStream does, and, for a compressed file in a reader that can seek
+// (a file, or an in-memory input), makes sure that the first check(h)
+// bytes of values are there before anything is sized by them: it reads
+// them through, discarding them in a fixed buffer, then seeks back and
+// reads the header again (decompressing those bytes twice). Deflate's
+// expansion is then checked as the bytes arrive, with no memory that
+// grows with them. A stream that cannot seek is returned as it is: its
+// values are counted as they arrive (idxMatrix), or its first row read
+// ahead (newIDXStream).
+func idxOpen(r io.Reader, path string, check func(idxHeader) int64) (idxHeader, io.Reader, error) {
+	s, seekable := r.(io.Seeker)
+	var start int64
+	if seekable {
+		var err error
+		if start, err = s.Seek(0, io.SeekCurrent); err != nil {
+			seekable = false
+		}
+	}
+	h, vr, err := idxStream(r, path)
+	if err != nil || h.backed || !seekable {
+		return h, vr, err
+	}
+	want := check(h)
+	if n, err := io.CopyN(io.Discard, vr, want); n < want {
+		return idxHeader{}, nil, h.truncated(path, n, err)
+	}
+	if _, err := s.Seek(start, io.SeekStart); err != nil {
+		return idxHeader{}, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	h, vr, err = idxStream(r, path)
+	if err != nil {
+		return h, vr, err // the file changed under us
+	}
+	h.backed, h.first = want == h.n*int64(h.size()), true
+	return h, vr, nil
+}
+
+// truncated returns the error of values that end after n bytes, or the
+// error err that stopped them if it is not the end of the input (a
+// corrupt gzip stream, say).
+func (h idxHeader) truncated(path string, n int64, err error) error {
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	got := n / int64(h.size())
+	return fmt.Errorf("%s: truncated: the IDX header declares %s, the data ends after %d values (row %d)",
+		path, h.declares(), got, got/h.rowLen()+1)
 }
 
 // rowLen returns the values of a row (see idxRows).
@@ -191,9 +245,9 @@ const idxChunk = 1 << 16
 
 // idxMatrix reads the values of an IDX file after its header into a
 // matrix, as idxRows reads them. If the input is known to hold them all
-// (h.backed), the matrix is allocated at once; otherwise it grows as the
-// values arrive, doubling, so that it never takes more than twice what
-// arrived and a chunk. Up to MaxValues.
+// (h.backed: see idxOpen), the matrix is allocated at once; otherwise (a
+// stream) it grows as the values arrive, doubling, so that it never takes
+// more than twice what arrived and a chunk. Up to MaxValues.
 func idxMatrix(r io.Reader, path string, h idxHeader) (*Matrix, error) {
 	if h.n > int64(maxValues) {
 		return nil, fmt.Errorf("%s: the IDX header declares shape %s, more than the %d values this reader holds in memory (read it in chunks with OpenRows)", path, h.shape(), maxValues)

@@ -229,3 +229,63 @@ func TestIDXMaxValues(t *testing.T) {
 		t.Errorf("OpenRows read %d values, want 6", len(got))
 	}
 }
+
+// TestIDXReadThrough: a compressed file whose values are all there is
+// read through once before the matrix is allocated, at its exact size
+// (not grown by doubling, which would take up to 1.5 times as much at
+// once), and OpenRows reads through its first row in a fixed buffer
+// before reporting the width, then reads it again (Progress counts it
+// once); a stream that cannot seek has its first row read ahead, up to
+// maxAhead, beyond which it is refused.
+func TestIDXReadThrough(t *testing.T) {
+	dir := t.TempDir()
+	const n = 1 << 20
+	p := filepath.Join(dir, "zeros-ubyte.gz")
+	raw := idxFile(0x08, []uint32{2, n / 2}, make([]byte, n))
+	if err := os.WriteFile(p, gz(t, raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var m *Matrix
+	var err error
+	alloc := fuzzbudget.Allocated(func() { m, err = ReadMatrix(p) })
+	if err != nil || m.Rows != 2 || m.Cols != n/2 {
+		t.Fatalf("ReadMatrix: %v, %v", m, err)
+	}
+	// 8 MiB of matrix, 1 MiB for chunks and gzip's state.
+	if alloc > 9<<20 {
+		t.Errorf("ReadMatrix allocated %d bytes, want the 8 MiB matrix and under 1 MiB more", alloc)
+	}
+	var rs *Rows
+	alloc = fuzzbudget.Allocated(func() { rs, err = OpenRows(p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alloc > 512<<10 {
+		t.Errorf("OpenRows allocated %d bytes, want under 512 KiB (a row of %d bytes is read through, not kept)", alloc, n/2)
+	}
+	if got := readAll(t, rs, 1); len(got) != n || rs.Total() != 2 {
+		t.Errorf("OpenRows read %d values in %d rows", len(got), rs.Total())
+	}
+	if done, all := rs.Progress(); done != all {
+		t.Errorf("Progress() = %d, %d: the first row counted twice?", done, all)
+	}
+	rs.Close()
+	// A stream: read ahead, and refused past maxAhead.
+	for _, c := range []struct {
+		ahead int64
+		want  string
+	}{
+		{1 << 20, ""},
+		{1 << 10, "zeros-ubyte.gz: the IDX header declares 2×524288 unsigned byte values (1048576 bytes): rows of 524288 bytes, more than the 1024 that are read ahead of a stream"},
+	} {
+		restore := SetMaxAhead(c.ahead)
+		rows, cols, err := readRows(struct{ io.Reader }{bytes.NewReader(gz(t, raw))}, p)
+		restore()
+		if c.want == "" && (err != nil || rows != 2 || cols != n/2) {
+			t.Errorf("a stream, read ahead %d: %d×%d, %v", c.ahead, rows, cols, err)
+		}
+		if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("a stream, read ahead %d: %v, want %q", c.ahead, err, c.want)
+		}
+	}
+}

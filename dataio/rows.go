@@ -317,7 +317,16 @@ type countFile struct {
 	}
 }
 
-func (c *countFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
+// Seek seeks the file; a seek from its start sets the count of bytes read
+// to the offset, so that a file read again from there (an IDX file read
+// through its first row, see idxOpen) is not counted twice.
+func (c *countFile) Seek(off int64, whence int) (int64, error) {
+	n, err := c.f.Seek(off, whence)
+	if err == nil && whence == io.SeekStart {
+		c.n = n
+	}
+	return n, err
+}
 
 func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.f.ReadAt(p, off)
@@ -350,12 +359,15 @@ func newNPYRows(r io.Reader, name string) (*npyRows, error) {
 		// anything by the width (see aheadReader).
 		cols := h.Shape[len(h.Shape)-1]
 		want := int64(cols) * int64(rd.ElemSize())
-		if got, err := ahead.ahead(want); got < want {
+		if got, err := ahead.ahead(min(want, maxAhead)); got < min(want, maxAhead) {
 			if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
 				return nil, fmt.Errorf("read %s: npy: truncated: header says %d elements (%d bytes), found only %d bytes: the data stops in row 1 of %d",
 					name, rd.Len(), int64(rd.Len())*int64(rd.ElemSize()), got, rd.Len()/cols)
 			}
 			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if want > maxAhead {
+			return nil, fmt.Errorf("%s: shape %s: rows of %d bytes, more than the %d that are read ahead of a stream to check that a row is there; read it from a file", name, npy.FormatShape(h.Shape), want, maxAhead)
 		}
 	}
 	s := &npyRows{rd: rd}
@@ -400,26 +412,33 @@ func (t *textRows) read(dst []float64) (int, error) {
 
 func (s *idxRows) width() int { return s.cols }
 
+// maxAhead is the most that NewRows reads ahead of a stream that cannot
+// seek (a pipe, a remote object), to check that its first row is there
+// before a caller sizes anything by its width: 256 MiB, a row of 2^25
+// float64 values or 2^28 bytes. A wider row from such a stream is an
+// error; from a file it is read through and the file read again.
+var maxAhead int64 = 1 << 28 // lowered by tests
+
 // newIDXStream reads the header of an IDX file from r and returns the
-// reader of its rows. If r's size does not back the values that the
-// header declares (a compressed file, a stream: see idxStream), the first
-// row is read ahead, as it arrives, before a caller sizes anything by the
-// width (see aheadReader): a header declaring rows wider than its data is
-// then an error after at most the bytes that arrived.
+// reader of its rows. Its first row is known to be there before its width
+// is reported: a file's size holds it, a compressed file is read through
+// it and rewound (idxOpen), and a stream that cannot seek has it read
+// ahead, as it arrives, up to maxAhead (see aheadReader). A header
+// declaring rows wider than its data is an error after at most the bytes
+// that arrived.
 func newIDXStream(r io.Reader, name string) (*idxRows, error) {
-	h, r, err := idxStream(r, name)
+	h, r, err := idxOpen(r, name, func(h idxHeader) int64 { return h.rowLen() * int64(h.size()) })
 	if err != nil {
 		return nil, err
 	}
-	if !h.backed {
-		a := &aheadReader{r: r}
+	if !h.first {
 		want := h.rowLen() * int64(h.size())
-		if got, err := a.ahead(want); got < want {
-			if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-				return nil, fmt.Errorf("%s: %w", name, err)
-			}
-			return nil, fmt.Errorf("%s: truncated: the IDX header declares %s, the data ends after %d values (row 1)",
-				name, h.declares(), got/int64(h.size()))
+		a := &aheadReader{r: r}
+		if got, err := a.ahead(min(want, maxAhead)); got < min(want, maxAhead) {
+			return nil, h.truncated(name, got, err)
+		}
+		if want > maxAhead {
+			return nil, fmt.Errorf("%s: the IDX header declares %s: rows of %d bytes, more than the %d that are read ahead of a stream to check that a row is there; read it from a file", name, h.declares(), want, maxAhead)
 		}
 		r = a
 	}
