@@ -68,7 +68,12 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 		}
 	}
 	m.eng.update(m, patterns, lw, sign)
-	if err := checkT(m.cfg, m.t); err != nil {
+	after := m.count + int(sign)*k
+	check := func() error { return checkT(m.cfg, m.t, m.logScale, uint64(after)) }
+	if after == 0 {
+		check = func() error { return checkFiniteT(m.cfg, m.t) } // then cleared exactly
+	}
+	if err := check(); err != nil {
 		copy(m.t, saved)
 		m.logScale = savedScale
 		m.eng.invalidate()
@@ -87,15 +92,116 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 // (e^700 ≈ 10³⁰⁴), and so does the ratio of any two weights.
 const MaxDotLogWeight = 700
 
-// checkT checks the stored form t of T as Load does: finite, but for the
+// checkFiniteT checks that the stored form t of T is finite, but for the
 // −Inf of an empty entry of a positive basis (log 0).
-func checkT(c Config, t []float64) error {
+func checkFiniteT(c Config, t []float64) error {
 	for i, v := range t {
 		if math.IsNaN(v) || math.IsInf(v, 1) || (math.IsInf(v, -1) && !c.Basis.Positive()) {
 			return fmt.Errorf("T would hold %v at index %d", v, i)
 		}
 	}
 	return nil
+}
+
+// checkT checks the stored form t of T, with its log-scale, of a DrDAM of
+// the validated configuration c that stores count patterns, as Load does
+// (and Write, so that nothing is written that Load refuses): finite (see
+// checkFiniteT), exactly the empty T (0, or −Inf for a positive basis)
+// with a log-scale of 0 when count is 0, and otherwise within what count
+// patterns can produce (tBound), with a log-scale that an Add can give: 0
+// but for the dot energy of a trigonometric basis, whose log-scale is the
+// largest β‖ξ‖²/2 stored, in [0, MaxDotLogWeight].
+func checkT(c Config, t []float64, logScale float64, count uint64) error {
+	if err := checkFiniteT(c, t); err != nil {
+		return err
+	}
+	positive := c.Basis.Positive()
+	if count == 0 {
+		empty := 0.0
+		if positive {
+			empty = math.Inf(-1)
+		}
+		for i, v := range t {
+			if v != empty {
+				return fmt.Errorf("T holds %v at index %d, and no pattern is stored (want %v)", v, i, empty)
+			}
+		}
+		if logScale != 0 {
+			return fmt.Errorf("the log-scale of T is %v, and no pattern is stored (want 0)", logScale)
+		}
+		return nil
+	}
+	if c.Similarity == Dot && !positive {
+		if !(logScale >= 0 && logScale <= MaxDotLogWeight) {
+			return fmt.Errorf("the log-scale of T is %v, want the largest β‖ξ‖²/2 of a stored pattern, in [0, %d]", logScale, MaxDotLogWeight)
+		}
+	} else if logScale != 0 {
+		return fmt.Errorf("the log-scale of T is %v, want 0 (the %v energy with the %v basis keeps no scale)", logScale, c.Similarity, c.Basis)
+	}
+	bound, how := tBound(c, count)
+	for i, v := range t {
+		if positive && v > bound || !positive && math.Abs(v) > bound {
+			return fmt.Errorf("T would hold %v at index %d, more than %d stored patterns can produce: %s", v, i, count, how)
+		}
+	}
+	return nil
+}
+
+// tSlack is the relative rounding slack of the trigonometric bound: the
+// features' cos and sin are computed in the compute precision (float32
+// approximations may pass 1 by a few ulps, 2⁻²²) and summed in float64,
+// where each of the H additions of a model's history (every Add and
+// Remove chunk, every Merge) may round by 2⁻⁵³ of the sum at that time:
+// after adding 10⁶ patterns and removing all but one, about 10⁻⁶ of one
+// pattern's bound. 2⁻¹⁰ leaves a factor of a thousand over both; a T that
+// passes it is far beyond rounding (a crafted one, or patterns removed
+// that were not stored).
+const tSlack = 0x1p-10
+
+// tBound returns the bound that count > 0 patterns put on the stored form
+// of T in configuration c (validated, DrDAM), and says how it is found.
+//
+// Trigonometric bases: every feature is Norm(Y) times a cosine or a sine,
+// √(2/Y) for Cos and 1/√Y for SinCos, and every weight of t is at most 1
+// (1 for the L2 energy; exp(lw − logScale) ≤ 1 for the dot energy, as
+// raiseScale and Merge keep logScale at the largest log-weight), so
+// |t_i| ≤ count·Norm(Y), with tSlack.
+//
+// Positive bases: log T_i ≤ log count + max log(w·φ_i), and with y = √β·ξ,
+// log(w·φ_i) = ω_i·y − ‖y‖² + log Norm(Y) for the L2 energy, at most
+// ‖ω_i‖²/4 + log Norm(Y) whatever ξ (the maximum of the quadratic, at y =
+// ω_i/2); for the dot energy the weight adds ‖y‖²/2, which Add keeps
+// within MaxDotLogWeight, so ω_i·y − ‖y‖²/2 ≤ min(‖ω_i‖²/2,
+// ‖ω_i‖·√(2·MaxDotLogWeight)). The rows' norms are bounded by how the
+// projections are drawn: a normal value of generator v1 (Marsaglia's
+// polar method on 53-bit uniforms) is at most √(2·104·ln 2) ≈ 12.0 in
+// absolute value, one of v2 (Box–Muller on u ≥ 2⁻⁵²) at most 8.5, so a
+// Gaussian row or an orthogonal one (scaled to the norm of a Gaussian row)
+// has ‖ω‖² ≤ 145·D; a SORF row's norm² is a χ²(N) draw by Marsaglia and
+// Tsang's method from such a normal, at most 5·N with N = max(64, the
+// power of two ≥ D) ≤ max(64, 2D). The bound takes ‖ω‖² ≤ 256·max(D, 64):
+// a factor 1.7 over them for the rounding of ω and of ω·y in the compute
+// precision (in float32 the worst case of that rounding stays within it
+// up to D of about 2·10⁶, and typical rounding, of order √D·2⁻²⁴, far
+// beyond), and 1 more in the log domain for its additions. This is a loose
+// bound (about 64·D for the L2 energy, where real models hold a few
+// units): it refuses what no pattern can produce, not what is unlikely.
+func tBound(c Config, count uint64) (float64, string) {
+	n := float64(count)
+	if c.Basis.Trig() {
+		kn := c.Basis.Norm(c.Y)
+		b := n * kn * (1 + tSlack)
+		return b, fmt.Sprintf("|t_i| ≤ %d·%.6g·(1 + 2⁻¹⁰) = %.6g (a feature of the %v basis with Y = %d is at most %.6g in absolute value)", count, kn, b, c.Basis, c.Y, kn)
+	}
+	w2 := 256 * float64(max(c.D, 64)) // ≥ ‖ω_i‖²
+	f, what := w2/4, "‖ω‖²/4"
+	if c.Similarity == Dot {
+		f, what = min(w2/2, math.Sqrt(w2*2*MaxDotLogWeight)), "min(‖ω‖²/2, ‖ω‖·√1400)"
+	}
+	ln := c.Basis.LogNorm(c.Y)
+	b := math.Log(n) + ln + f + 1
+	return b, fmt.Sprintf("log T_i ≤ log %d + log Norm(Y) + %s + 1 = %.6g + %.6g + %.6g + 1 = %.6g, with ‖ω‖² ≤ 256·max(D, 64) for D = %d (the %v basis, %v energy)",
+		count, what, math.Log(n), ln, f, b, c.D, c.Basis, c.Similarity)
 }
 
 // clear resets T to the empty memory.

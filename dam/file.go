@@ -104,11 +104,11 @@ func fileHeader(c Config, count uint64) []byte {
 // in stored form, with log-scale logScale: for Write and WriteSum.
 func writeDrDAM(w io.Writer, c Config, count uint64, logScale float64, t []float64) error {
 	// Write nothing that Load would refuse.
-	if err := checkT(c, t); err != nil {
-		return err
-	}
 	if math.IsNaN(logScale) || math.IsInf(logScale, 0) {
 		return fmt.Errorf("the log-scale of T is %v", logScale)
+	}
+	if err := checkT(c, t, logScale, count); err != nil {
+		return err
 	}
 	h := fileHeader(c, count)
 	h[14], h[15], h[18] = byte(c.Basis), byte(c.Projection), byte(c.Generator)
@@ -387,7 +387,7 @@ func build(c Config, count uint64, logScale float64, payload []float64) (Memory,
 	if len(payload) != c.FeatureDim() {
 		return nil, fmt.Errorf("payload has %d values, want F = %d for the %v basis with Y = %d", len(payload), c.FeatureDim(), c.Basis, c.Y)
 	}
-	if err := checkT(c, payload); err != nil {
+	if err := checkT(c, payload, logScale, count); err != nil {
 		return nil, fmt.Errorf("payload: %w", err)
 	}
 	if count > math.MaxInt32 {

@@ -71,8 +71,10 @@ func (m *DrDAM) SetSum(s Sum) error {
 // Check reports whether s is a valid Sum for a DrDAM of configuration c:
 // T has F = c.FeatureDim() values (or is nil with Count 0), every value is
 // finite but for the −Inf (log 0) of a positive basis, the log-scale is
-// finite and Count ≥ 0. It checks what a model file's Load checks; it
-// cannot check that T was built with c's projection.
+// finite and Count ≥ 0; and, for Count > 0, T and the log-scale are
+// within what Count patterns can produce (see checkT). It checks what a
+// model file's Load checks; it cannot check that T was built with c's
+// projection.
 func (s Sum) Check(c Config) error {
 	c, err := c.Validate()
 	if err != nil {
@@ -93,7 +95,14 @@ func (s Sum) Check(c Config) error {
 	if len(s.T) != c.FeatureDim() {
 		return fmt.Errorf("sum: T has %d values, want F = %d for the %v basis with Y = %d", len(s.T), c.FeatureDim(), c.Basis, c.Y)
 	}
-	if err := checkT(c, s.T); err != nil {
+	if s.Count == 0 {
+		// The empty memory, whatever T holds (see Count).
+		if err := checkFiniteT(c, s.T); err != nil {
+			return fmt.Errorf("sum: %w", err)
+		}
+		return nil
+	}
+	if err := checkT(c, s.T, s.LogScale, uint64(s.Count)); err != nil {
 		return fmt.Errorf("sum: %w", err)
 	}
 	return nil
@@ -195,11 +204,11 @@ func WriteSum(w io.Writer, c Config, s Sum) error {
 	if err != nil {
 		return err
 	}
-	t := s.T
+	t, ls := s.T, s.LogScale
 	if s.Count == 0 {
-		t = emptyT(c, nil)
+		t, ls = emptyT(c, nil), 0 // the empty memory, as Load reads it
 	}
-	return writeDrDAM(w, c, uint64(s.Count), s.LogScale, t)
+	return writeDrDAM(w, c, uint64(s.Count), ls, t)
 }
 
 // sumConfig validates c for a model file of a Sum and checks s against it.

@@ -411,6 +411,34 @@ func arffValues(s string) int {
 	return (strings.Count(s, "\n") + 1) * strings.Count(strings.ToLower(s), "@attribute")
 }
 
+// wideARFF returns an ARFF file that declares n numeric attributes, with
+// rows of every kind: sparse and empty, sparse with the last attribute, a
+// full row and a row cut at half (an error).
+func wideARFF(n int) string {
+	var b strings.Builder
+	for j := range n {
+		fmt.Fprintf(&b, "@attribute a%d numeric\n", j)
+	}
+	fmt.Fprintf(&b, "@data\n{}\n{%d 1}\n%s1\n%s\n", n-1, strings.Repeat("1,", n-1), strings.Repeat("1,", n/2))
+	return b.String()
+}
+
+// TestParseARFFWide: a file that declares a thousand attributes (wider
+// than FuzzParseARFF's inputs, dataio.MaxFuzzInput) is parsed within
+// arffBudget, up to the row cut at half, which is an error naming it.
+// (It was FuzzParseARFF's seed.)
+func TestParseARFFWide(t *testing.T) {
+	s := wideARFF(1000)
+	var err error
+	got := fuzzbudget.Check(t, "ParseARFF", len(s), arffBudget(arffValues(s)), func() {
+		_, err = dataio.ParseARFF(strings.NewReader(s), "f.arff")
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), "f.arff:1005: row 4") {
+		t.Errorf("error %v, want one naming line 1005, row 4", err)
+	}
+	t.Logf("%d bytes allocated for %d bytes and %d values", got, len(s), arffValues(s))
+}
+
 // FuzzParseARFF checks that ParseARFF never panics, that what it returns
 // is consistent, that its errors name the file and a data row's row, and
 // that it allocates within arffBudget.
@@ -434,14 +462,11 @@ func FuzzParseARFF(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	// A width declared by a thousand attributes, and rows of every kind.
-	var wide strings.Builder
-	for j := range 1000 {
-		fmt.Fprintf(&wide, "@attribute a%d numeric\n", j)
-	}
-	wide.WriteString("@data\n{}\n{999 1}\n" + strings.Repeat("1,", 999) + "1\n" + strings.Repeat("1,", 500) + "\n")
-	f.Add(wide.String())
+	// A width declared by 16 attributes, and rows of every kind
+	// (TestParseARFFWide: a thousand).
+	f.Add(wideARFF(16))
 	f.Fuzz(func(t *testing.T, s string) {
+		s = s[:min(len(s), dataio.MaxFuzzInput)]
 		var a *dataio.ARFF
 		var err error
 		fuzzbudget.Check(t, "ParseARFF", len(s), arffBudget(arffValues(s)), func() {

@@ -28,7 +28,14 @@
 //     8-bit gray levels, read as v/255/√D in [0, 1/√D] (D the values of a
 //     row) as package imageio reads pixels; signed bytes, shorts, ints,
 //     floats and doubles are read as they are. DeclaredValues reads the number of values a header declares
-//     (what a compressed file's size does not bound).
+//     (what a compressed file's size does not bound). A header that
+//     declares more than its file can hold is an error before anything is
+//     allocated for the values: a plain file must hold them all, and a
+//     compressed one at most 1032 times its size (deflate's largest
+//     expansion). A compressed file or a stream is read as its bytes
+//     arrive, and OpenRows and NewRows read its first row before they
+//     report a width, so that nothing is sized by what a header alone
+//     declares (a .npy stream's first row too).
 //
 // # Reading by rows
 //

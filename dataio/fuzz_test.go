@@ -2,6 +2,9 @@ package dataio
 
 import (
 	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
 	"math"
 	"regexp"
 	"strings"
@@ -27,6 +30,20 @@ import (
 // room for the slices' own growth. Fixed, 1 MiB: the 64 KiB buffered
 // reader, encoding/csv's initial buffers and the error message.
 var textBudget = fuzzbudget.Budget{PerByte: 256, Fixed: 1 << 20}
+
+// maxFuzzInput is the length at which this package's fuzz targets cut
+// their inputs. Go's fuzzer minimizes every input that finds new
+// coverage, for up to a minute (-fuzzminimizetime), and go test reports 0
+// execs/s meanwhile; minimizing n bytes tries up to about n²/2
+// candidates. At the 6,000 to 10,000 calls a second of these targets on 2
+// vCPUs, the 1.8 to 8 KB inputs that FuzzReadText grew from its former
+// seeds of 4096 commas and 2048-field rows each took the whole minute,
+// and in a row they held the progress line at 0 for minutes (measured:
+// the worker never idle, no call over 7 ms). At 512 bytes a minimization
+// takes at most about 1.3·10⁵ calls, under 25 s. The readers' code paths
+// need no longer inputs but for wide rows and headers, which
+// TestReadTextWide and TestParseARFFWide check against the same budgets.
+const maxFuzzInput = 512
 
 // textWhere is what every error of the text reader starts with after the
 // file name: a place given as "line L (row R)" with an optional column
@@ -56,13 +73,13 @@ func FuzzReadText(f *testing.F) {
 		"x,y\n# comment\n\n1,2\r\n3,4\r\n",
 		"\ufeffa\tb\n1\t2\n",
 		"1 2 3\n4\t5   6\n",
-		"1,2\n3,4,5\n",                   // ragged
-		"1,2\n3,\"4\n5\n",                // unterminated quote
-		"nan,NaN,-inf,Inf,+inf,1e400\n",  // NaN text and out of range
-		"true,FALSE,0,1\n",               // a mask
-		"\"1\",\" 2 \"\n3,4\n",           // quoted fields
-		strings.Repeat(",", 4096) + "\n", // a huge header of empty fields
-		strings.Repeat("1 ", 2048) + "\n" + strings.Repeat("1 ", 2047) + "\n",
+		"1,2\n3,4,5\n",                  // ragged
+		"1,2\n3,\"4\n5\n",               // unterminated quote
+		"nan,NaN,-inf,Inf,+inf,1e400\n", // NaN text and out of range
+		"true,FALSE,0,1\n",              // a mask
+		"\"1\",\" 2 \"\n3,4\n",          // quoted fields
+		strings.Repeat(",", 500) + "\n", // a header of empty fields (TestReadTextWide: 10⁵)
+		strings.Repeat("1 ", 128) + "\n" + strings.Repeat("1 ", 127) + "\n",
 		strings.Repeat("9", 400) + "\n",
 		"",
 		"\n\n#\n",
@@ -75,6 +92,7 @@ func FuzzReadText(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		data = data[:min(len(data), maxFuzzInput)]
 		tf := textFormats[int(k)%len(textFormats)]
 		for _, parse := range []func(string) (float64, error){parseNumber, parseBool} {
 			var m *Matrix
@@ -93,6 +111,43 @@ func FuzzReadText(f *testing.F) {
 			checkMatrix(t, m)
 		}
 	})
+}
+
+// TestReadTextWide: rows and headers far wider than FuzzReadText's inputs
+// (maxFuzzInput) are read within textBudget: a header of 10⁵ empty fields
+// over a row of 10⁵ values, rows of 10⁵ values (a text file declares no
+// width, so nothing is allocated ahead of the data), and a line of 10⁶
+// values, in every text format, parsed as numbers and as a mask's
+// booleans. (FuzzReadText's seeds had 4096 and 2048 fields.)
+func TestReadTextWide(t *testing.T) {
+	for _, tf := range textFormats {
+		sep := map[format]string{formatCSV: ",", formatTSV: "\t", formatTXT: " "}[tf.f]
+		row := func(n int, v string) string { return strings.Repeat(v+sep, n-1) + v + "\n" }
+		for _, in := range []struct {
+			name       string
+			data       string
+			rows, cols int
+		}{
+			{"header", row(100_000, "") + row(100_000, "1"), 1, 100_000},
+			{"rows", strings.Repeat(row(100_000, "0"), 3), 3, 100_000},
+			{"line", row(1_000_000, "1"), 1, 1_000_000},
+		} {
+			if tf.f == formatTXT && in.name == "header" {
+				continue // spaces do not delimit empty fields
+			}
+			for _, parse := range []func(string) (float64, error){parseNumber, parseBool} {
+				var m *Matrix
+				var err error
+				got := fuzzbudget.Check(t, in.name+" "+tf.name, len(in.data), textBudget, func() {
+					m, err = parseText(strings.NewReader(in.data), tf.name, tf.f, parse)
+				})
+				if err != nil || m.Rows != in.rows || m.Cols != in.cols {
+					t.Errorf("%s %s: %v, %+v; want %d×%d", in.name, tf.name, err, m, in.rows, in.cols)
+				}
+				t.Logf("%s %s: %.1f bytes allocated per byte", in.name, tf.name, float64(got)/float64(len(in.data)))
+			}
+		}
+	}
 }
 
 // checkMatrix fails t unless m is a matrix with at least one element whose
@@ -166,6 +221,7 @@ func FuzzReadMask(f *testing.F) {
 		f.Add(tc.data, tc.k, tc.d)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, k uint8, d uint16) {
+		data = data[:min(len(data), maxFuzzInput)]
 		mf := maskFormats[int(k)%len(maskFormats)]
 		if mf.f == formatARFF && strings.Count(string(data), "\n")*strings.Count(strings.ToLower(string(data)), "@attribute") > len(data) {
 			// Sparse rows can describe a matrix far larger than the
@@ -196,16 +252,46 @@ func FuzzReadMask(f *testing.F) {
 	})
 }
 
-// idxBudget bounds what decoding an n-byte IDX stream allocates: its
-// values as float64 (8 bytes for each byte of an unsigned-byte file) and
-// one chunk's buffers (a 64 Ki-value read buffer of up to 8 bytes a value
-// and the first 64 Ki values of Data), whatever the header declares.
-var idxBudget = fuzzbudget.Budget{PerByte: 16, Fixed: 2 << 20}
+// idxBudget bounds what reading an IDX file of n bytes (n counted
+// before compression) allocates, in every mode of FuzzReadIDX.
+//
+// Per byte, 32: a value takes at least a byte, and costs 8 bytes of
+// float64 in the matrix; where the input's size does not back the header
+// (a .gz file, a stream) the matrix grows by doubling as values arrive,
+// which allocates less than 3 times its final size (the last step is cut
+// at the declared size, the steps before it sum to less than twice it):
+// 24 bytes a value. Read by rows, a chunk of at least a row (8 bytes a
+// value, as drdam encode sizes it by the width) and the first row read
+// ahead in raw bytes, doubling (2 bytes a byte). Fixed, 2 MiB: a chunk of
+// 64 Ki values (up to 512 KiB raw and 512 KiB of float64), the first 64
+// KiB step of the read-ahead, gzip's decompressor and window (under 100
+// KiB), the header's dimensions and the error message. Nothing is sized
+// by what the header declares alone.
+var idxBudget = fuzzbudget.Budget{PerByte: 32, Fixed: 2 << 20}
 
-// FuzzReadIDX checks that decoding an IDX file never panics, returns a
-// consistent matrix whose values fill what its header declares or an
-// error naming the file, and allocates by the bytes it reads, not by the
-// sizes its header claims.
+// idxModes are the ways FuzzReadIDX reads its input: whole (ReadMatrix's
+// decoder) or by rows (NewRows, with a chunk buffer sized by the width as
+// drdam encode sizes it), from an in-memory file (whose size backs the
+// header, as a regular file's does; compressed, it is read through and
+// again), plain or gzip-compressed, or from a stream that cannot seek or
+// tell its size (read as it arrives, its first row read ahead).
+var idxModes = []struct {
+	name         string
+	rows, gz, st bool
+}{
+	{name: "f-ubyte"},
+	{name: "f-ubyte.gz", gz: true},
+	{name: "f-ubyte", rows: true},
+	{name: "f-ubyte.gz", rows: true, gz: true},
+	{name: "f-ubyte", rows: true, st: true},
+	{name: "f-ubyte.gz", gz: true, st: true},
+	{name: "f-ubyte.gz", rows: true, gz: true, st: true},
+}
+
+// FuzzReadIDX checks that reading an IDX file never panics, returns a
+// consistent matrix whose values fill what its header declares, or rows of
+// the width it declares, or an error naming the file, and allocates by the
+// bytes it reads, not by the sizes its header claims (idxBudget).
 func FuzzReadIDX(f *testing.F) {
 	for _, s := range [][]byte{
 		idxFile(0x08, []uint32{2, 2, 2}, []byte{0, 1, 2, 3, 4, 5, 6, 255}),
@@ -213,24 +299,81 @@ func FuzzReadIDX(f *testing.F) {
 		idxFile(0x0D, []uint32{2}, make([]byte, 7)),
 		idxFile(0x08, []uint32{1 << 16, 1 << 12}, []byte{1}),
 		idxFile(0x0B, []uint32{3, 0}, nil),
+		idxFile(0x08, []uint32{1 << 28}, nil),                     // 8 bytes declaring a row of 2^28
+		idxFile(0x08, []uint32{2, 1 << 14, 1 << 14}, nil),         // rows of 2^28
+		idxFile(0x0E, []uint32{1, 1 << 20}, make([]byte, 256)),    // a row cut short
+		idxFile(0x08, []uint32{3, 2}, append(make([]byte, 6), 1)), // a byte too many
 		{0, 0, 8},
 		{1, 2, 3, 4},
 	} {
-		f.Add(s)
+		for k := range idxModes {
+			f.Add(s, uint8(k))
+		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		const name = "f-ubyte"
+	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		data = data[:min(len(data), maxFuzzInput)]
+		mode := idxModes[int(k)%len(idxModes)]
+		in := data
+		if mode.gz {
+			var b bytes.Buffer
+			gzw.Reset(&b) // a new writer's state is 800 KB: reused, for speed
+			gzw.Write(data)
+			gzw.Close()
+			in = b.Bytes()
+		}
 		var m *Matrix
+		var rows, cols int
 		var err error
-		fuzzbudget.Check(t, "decode IDX", len(data), idxBudget, func() {
-			m, err = decodeMatrix(bytes.NewReader(data), name, formatIDX, parseNumber)
+		what := fmt.Sprintf("reading %s (mode %d: by rows %v, from a stream %v)", mode.name, int(k)%len(idxModes), mode.rows, mode.st)
+		fuzzbudget.Check(t, what, len(data), idxBudget, func() {
+			var r io.Reader = bytes.NewReader(in)
+			if mode.st {
+				r = struct{ io.Reader }{r}
+			}
+			if !mode.rows {
+				m, err = decodeMatrix(r, mode.name, formatIDX, parseNumber)
+				return
+			}
+			rows, cols, err = readRows(r, mode.name)
 		})
 		if err != nil {
-			if !strings.HasPrefix(err.Error(), name+": ") {
+			if !strings.HasPrefix(err.Error(), mode.name+": ") {
 				t.Fatalf("error %q does not name the file", err)
+			}
+			return
+		}
+		if mode.rows {
+			if rows < 1 || cols < 1 {
+				t.Fatalf("%d rows of %d values", rows, cols)
 			}
 			return
 		}
 		checkMatrix(t, m)
 	})
+}
+
+// gzw compresses FuzzReadIDX's inputs.
+var gzw = gzip.NewWriter(io.Discard)
+
+// readRows reads every row of the file called name from r with NewRows,
+// into a chunk buffer of 4096 values or a row, sized by the width as
+// drdam encode sizes its chunks, and returns the numbers of rows and
+// columns.
+func readRows(r io.Reader, name string) (rows, cols int, err error) {
+	rs, err := NewRows(r, name)
+	if err != nil {
+		return 0, 0, err
+	}
+	cols = rs.Cols()
+	buf := make([]float64, max(1, 4096/cols)*cols)
+	for {
+		k, err := rs.Read(buf)
+		if err == io.EOF {
+			return rows, cols, nil
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		rows += k
+	}
 }

@@ -142,7 +142,14 @@ func decodeMatrix(r io.Reader, path string, f format, parse func(string) (float6
 	case formatARFF:
 		return arffMatrix(r, path)
 	case formatIDX:
-		h, zr, err := idxStream(r, path)
+		// Every value is checked to be there before the matrix is
+		// allocated (idxOpen), unless the input is a stream.
+		h, zr, err := idxOpen(r, path, func(h idxHeader) int64 {
+			if h.n > int64(maxValues) {
+				return 0 // refused by idxMatrix
+			}
+			return h.n * int64(h.size())
+		})
 		if err != nil {
 			return nil, err
 		}

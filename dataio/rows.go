@@ -179,11 +179,7 @@ func (rs *Rows) start(r io.Reader, name string) error {
 	case formatARFF:
 		src, err = newARFFRows(r, name)
 	case formatIDX:
-		var h idxHeader
-		h, r, err = idxStream(r, name)
-		if err == nil {
-			src = newIDXRows(r, name, h)
-		}
+		src, err = newIDXStream(r, name)
 	default:
 		src, err = newTextRows(r, name, f, parseNumber)
 	}
@@ -321,7 +317,16 @@ type countFile struct {
 	}
 }
 
-func (c *countFile) Seek(off int64, whence int) (int64, error) { return c.f.Seek(off, whence) }
+// Seek seeks the file; a seek from its start sets the count of bytes read
+// to the offset, so that a file read again from there (an IDX file read
+// through its first row, see idxOpen) is not counted twice.
+func (c *countFile) Seek(off int64, whence int) (int64, error) {
+	n, err := c.f.Seek(off, whence)
+	if err == nil && whence == io.SeekStart {
+		c.n = n
+	}
+	return n, err
+}
 
 func (c *countFile) ReadAt(p []byte, off int64) (int, error) {
 	n, err := c.f.ReadAt(p, off)
@@ -336,11 +341,35 @@ type npyRows struct {
 }
 
 func newNPYRows(r io.Reader, name string) (*npyRows, error) {
+	_, known := sizeLeft(r)
+	var ahead *aheadReader
+	if !known {
+		ahead = &aheadReader{r: r}
+		r = ahead
+	}
 	rd, err := npy.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	h := rd.Header()
+	if ahead != nil && (len(h.Shape) == 1 || len(h.Shape) == 2) && rd.Len() > 0 {
+		// A stream: the header's width is not backed by the input's size
+		// (which npy.NewReader checks for a file), so the first row is
+		// read ahead, as the data arrives, before a caller sizes
+		// anything by the width (see aheadReader).
+		cols := h.Shape[len(h.Shape)-1]
+		want := int64(cols) * int64(rd.ElemSize())
+		if got, err := ahead.ahead(min(want, maxAhead)); got < min(want, maxAhead) {
+			if err == nil || err == io.EOF || err == io.ErrUnexpectedEOF {
+				return nil, fmt.Errorf("read %s: npy: truncated: header says %d elements (%d bytes), found only %d bytes: the data stops in row 1 of %d",
+					name, rd.Len(), int64(rd.Len())*int64(rd.ElemSize()), got, rd.Len()/cols)
+			}
+			return nil, fmt.Errorf("read %s: %w", name, err)
+		}
+		if want > maxAhead {
+			return nil, fmt.Errorf("%s: shape %s: rows of %d bytes, more than the %d that are read ahead of a stream to check that a row is there; read it from a file", name, npy.FormatShape(h.Shape), want, maxAhead)
+		}
+	}
 	s := &npyRows{rd: rd}
 	switch len(h.Shape) {
 	case 1:
@@ -382,6 +411,84 @@ func (t *textRows) read(dst []float64) (int, error) {
 }
 
 func (s *idxRows) width() int { return s.cols }
+
+// maxAhead is the most that NewRows reads ahead of a stream that cannot
+// seek (a pipe, a remote object), to check that its first row is there
+// before a caller sizes anything by its width: 256 MiB, a row of 2^25
+// float64 values or 2^28 bytes. A wider row from such a stream is an
+// error; from a file it is read through and the file read again.
+var maxAhead int64 = 1 << 28 // lowered by tests
+
+// newIDXStream reads the header of an IDX file from r and returns the
+// reader of its rows. Its first row is known to be there before its width
+// is reported: a file's size holds it, a compressed file is read through
+// it and rewound (idxOpen), and a stream that cannot seek has it read
+// ahead, as it arrives, up to maxAhead (see aheadReader). A header
+// declaring rows wider than its data is an error after at most the bytes
+// that arrived.
+func newIDXStream(r io.Reader, name string) (*idxRows, error) {
+	h, r, err := idxOpen(r, name, func(h idxHeader) int64 { return h.rowLen() * int64(h.size()) })
+	if err != nil {
+		return nil, err
+	}
+	if !h.first {
+		want := h.rowLen() * int64(h.size())
+		a := &aheadReader{r: r}
+		if got, err := a.ahead(min(want, maxAhead)); got < min(want, maxAhead) {
+			return nil, h.truncated(name, got, err)
+		}
+		if want > maxAhead {
+			return nil, fmt.Errorf("%s: the IDX header declares %s: rows of %d bytes, more than the %d that are read ahead of a stream to check that a row is there; read it from a file", name, h.declares(), want, maxAhead)
+		}
+		r = a
+	}
+	return newIDXRows(r, name, h), nil
+}
+
+// aheadReader reads ahead of its consumer: ahead(n) reads up to n more
+// bytes from r into memory, and Read returns them before reading on. The
+// memory grows with the bytes as they arrive, doubling from 64 KiB, so
+// that it never holds more than twice what arrived (and 64 KiB), whatever
+// a header declared.
+type aheadReader struct {
+	r   io.Reader
+	buf []byte
+	off int
+}
+
+func (a *aheadReader) Read(p []byte) (int, error) {
+	if a.off < len(a.buf) {
+		n := copy(p, a.buf[a.off:])
+		a.off += n
+		if a.off == len(a.buf) {
+			a.buf, a.off = nil, 0
+		}
+		return n, nil
+	}
+	return a.r.Read(p)
+}
+
+// ahead reads up to n bytes more from r and keeps them for Read. It
+// returns the bytes read ahead, fewer than n only with the error that
+// stopped it (io.EOF or io.ErrUnexpectedEOF at the end of r).
+func (a *aheadReader) ahead(n int64) (int64, error) {
+	var got int64
+	for got < n {
+		if len(a.buf) == cap(a.buf) {
+			c := int64(len(a.buf)) + min(n-got, max(int64(cap(a.buf)), 1<<16))
+			grown := make([]byte, len(a.buf), c)
+			copy(grown, a.buf)
+			a.buf = grown
+		}
+		k, err := io.ReadFull(a.r, a.buf[len(a.buf):cap(a.buf)])
+		a.buf = a.buf[:len(a.buf)+k]
+		got += int64(k)
+		if err != nil {
+			return got, err
+		}
+	}
+	return got, nil
+}
 
 // arffRows reads the numeric attributes of an ARFF file's rows.
 type arffRows struct {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drdam/drdam/internal/fuzzbudget"
 	"github.com/drdam/drdam/npy"
 )
 
@@ -219,7 +220,9 @@ func npyBytes(t *testing.T, shape []int, data []float64) []byte {
 // bytes in any format, when ReadMatrix's decoder returns a matrix, Rows
 // returns its rows bit for bit (in chunks of 1 and 3 rows); when Rows
 // reads every row, the decoder succeeds too, unless the file passes the
-// decoder's MaxValues; and neither panics.
+// decoder's MaxValues; and neither panics. A buffer of a chunk of rows is
+// allocated by the width that Rows reports, as drdam encode does: a width
+// that the input does not back (a header's claim) is a failure.
 func FuzzRows(f *testing.F) {
 	names := []string{"f.csv", "f.tsv", "f.txt", "f.arff", "f-ubyte", "f.npy"}
 	dir := f.TempDir()
@@ -234,15 +237,13 @@ func FuzzRows(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte, k uint8) {
+		data = data[:min(len(data), maxFuzzInput)]
 		name := names[int(k)%len(names)]
 		fm, _ := formatOf(name, false)
 		whole, werr := decodeMatrix(bytes.NewReader(data), name, fm, parseNumber)
 		for _, chunk := range []int{1, 3} {
 			rs, err := NewRows(bytes.NewReader(data), name)
 			var got []float64
-			if err == nil && rs.Cols() > 1<<16 {
-				continue // a header's width; the caller bounds its buffers
-			}
 			if err == nil {
 				buf := make([]float64, chunk*rs.Cols())
 				for {
@@ -274,4 +275,37 @@ func bitsEqualNaN(a, b []float64) bool {
 	return slices.EqualFunc(a, b, func(x, y float64) bool {
 		return math.Float64bits(x) == math.Float64bits(y) || math.IsNaN(x) && math.IsNaN(y)
 	})
+}
+
+// TestRowsStreamWidth: a .npy stream (which cannot tell its size, so that
+// npy.NewReader cannot check the data against the header) whose header
+// declares rows far wider than its data is an error from NewRows, after
+// reading ahead what arrived, not a width of 2^28 that the caller would
+// size its buffers by (NewRows returned it). A row that does arrive is
+// read as from the file.
+func TestRowsStreamWidth(t *testing.T) {
+	// A version 1.0 header, padded to 64 bytes with its newline.
+	dict := "{'descr': '<f8', 'fortran_order': False, 'shape': (2, 268435456), }"
+	dict += strings.Repeat(" ", 64-(10+len(dict)+1)%64) + "\n"
+	in := append([]byte("\x93NUMPY\x01\x00"), byte(len(dict)), byte(len(dict)>>8))
+	in = append(append(in, dict...), make([]byte, 100)...)
+	var err error
+	alloc := fuzzbudget.Allocated(func() {
+		_, _, err = readRows(struct{ io.Reader }{bytes.NewReader(in)}, "wide.npy")
+	})
+	const want = "read wide.npy: npy: truncated: header says 536870912 elements (4294967296 bytes), found only 100 bytes: the data stops in row 1 of 2"
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if alloc > 1<<20 { // a 64 KiB read-ahead and the header
+		t.Errorf("allocated %d bytes, want under 1 MiB", alloc)
+	}
+	b := npyBytes(t, []int{2, 3}, []float64{1, 2, 3, 4, 5, 6})
+	rs, err := NewRows(struct{ io.Reader }{bytes.NewReader(b)}, "ok.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := readAll(t, rs, 1); !bitsEqual(got, []float64{1, 2, 3, 4, 5, 6}) {
+		t.Errorf("read %v", got)
+	}
 }

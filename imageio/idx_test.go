@@ -5,8 +5,10 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -111,6 +113,40 @@ func TestLoadIDX(t *testing.T) {
 	c, _ := LoadIDX(filepath.Join(dir, "c-idx4-ubyte"), 1)
 	if _, _, err := Patterns(append(g, c...)); err == nil || !strings.Contains(err.Error(), "2×3×1") {
 		t.Errorf("Patterns of a gray and an RGB image: %v", err)
+	}
+}
+
+// TestLoadIDXClaim: a compressed file whose header declares 2^27 images
+// of 1×1 pixel in 150 KB of incompressible data (which deflate could
+// expand to 155 MB, so its size does not refuse it) is read image by image
+// until its data ends: an error naming the file, after allocating about
+// what the images that arrived take (LoadIDX sized its slice by the
+// header, 1 GiB of pointers, before reading any).
+func TestLoadIDXClaim(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	raw := []byte{0, 0, 8, 3, 8, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1} // 2^27×1×1
+	for range 150_000 {
+		raw = append(raw, byte(rng.Uint32()))
+	}
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(raw)
+	zw.Close()
+	p := filepath.Join(t.TempDir(), "claim-idx3-ubyte.gz")
+	if err := os.WriteFile(p, z.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := LoadIDX(p, 0)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), p+": truncated: the IDX header declares 134217728×1×1 unsigned byte values (134217728 bytes), the data ends after 150000 values (row 150001)") {
+		t.Errorf("error %v", err)
+	}
+	// 150000 images of 1 value: each an Image, its name and its pixel
+	// (under 200 bytes), and the slice of them grown by append.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("allocated %d MiB, want under 64 MiB", got>>20)
 	}
 }
 

@@ -463,7 +463,11 @@ func LoadIDX(path string, n int) ([]*Image, error) {
 	}
 	defer rows.Close()
 	name := strings.TrimSuffix(filepath.Base(path), ".gz")
-	ims := make([]*Image, 0, count)
+	// The images are appended as they are read: a compressed file's
+	// header may declare up to 1032 times its size in images (deflate's
+	// largest expansion), which a slice sized by it would hold before any
+	// image arrived.
+	ims := make([]*Image, 0, min(count, 1024))
 	d := rows.Cols()
 	buf := make([]float64, max(1, 1<<16/d)*d)
 	for len(ims) < count {

@@ -108,6 +108,10 @@ func (r *Reader) Header() Header { return r.h }
 // Len returns the number of elements of the array.
 func (r *Reader) Len() int { return r.n }
 
+// ElemSize returns the bytes of an element in the file (1 for a bool or a
+// uint8, 8 for a float64).
+func (r *Reader) ElemSize() int { return r.dt.size }
+
 // Read reads the next min(len(dst), Len() − read so far) elements into
 // dst, in C order, and returns how many it read. After the last element
 // it returns 0 and io.EOF, once it has checked that no bytes follow the

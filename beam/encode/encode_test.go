@@ -2,6 +2,7 @@ package encode
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/binary"
@@ -429,24 +430,29 @@ func TestPipelineErrors(t *testing.T) {
 	npyOf("h-heavy.npy", heavy, 3)
 	dot := c
 	dot.Similarity = dam.Dot
-	// A 16-byte IDX header declaring rows of 2²⁸ values: refused before a
-	// chunk (512 GiB) or the model is allocated.
-	write("w-wide-idx2-ubyte", string([]byte{0, 0, 8, 2, 0, 0, 0, 2, 16, 0, 0, 0}))
+	// A 12-byte IDX header declaring rows of 2²⁸ values and nothing
+	// after: refused as truncated before a row's width sizes anything.
+	write("t-trunc-idx2-ubyte", string([]byte{0, 0, 8, 2, 0, 0, 0, 2, 16, 0, 0, 0}))
+	// A row of 2¹⁶ values that is there, read in chunks of 2²⁰ rows:
+	// refused before a chunk (512 GiB) or the model is allocated.
+	write("w-wide-idx2-ubyte", string([]byte{0, 0, 8, 2, 0, 0, 0, 1, 0, 1, 0, 0})+string(make([]byte, 1<<16)))
 	for _, tc := range []struct {
-		glob string
-		c    dam.Config
-		want []string
+		glob  string
+		c     dam.Config
+		want  []string
+		chunk int // 256 if 0
 	}{
-		{filepath.Join(dir, "[ab]*.npy"), c, []string{"b-bad.npy: row 4, column 2: NaN"}},
-		{filepath.Join(dir, "r-ragged.csv"), c, []string{"r-ragged.csv", "line 2"}},
-		{filepath.Join(dir, "[ad]*.npy"), c, []string{"columns but", "a.npy", "d-wide.npy"}},
-		{filepath.Join(dir, "h-heavy.npy"), dot, []string{"h-heavy.npy: patterns: row 300: β‖ξ‖²/2 = 6000 exceeds 700"}},
-		{filepath.Join(dir, "w-wide-idx2-ubyte"), c, []string{"w-wide-idx2-ubyte: rows of 268435456 values: a chunk of 256 rows takes 512 GiB"}},
+		{filepath.Join(dir, "[ab]*.npy"), c, []string{"b-bad.npy: row 4, column 2: NaN"}, 0},
+		{filepath.Join(dir, "r-ragged.csv"), c, []string{"r-ragged.csv", "line 2"}, 0},
+		{filepath.Join(dir, "[ad]*.npy"), c, []string{"columns but", "a.npy", "d-wide.npy"}, 0},
+		{filepath.Join(dir, "h-heavy.npy"), dot, []string{"h-heavy.npy: patterns: row 300: β‖ξ‖²/2 = 6000 exceeds 700"}, 0},
+		{filepath.Join(dir, "t-trunc-idx2-ubyte"), c, []string{"t-trunc-idx2-ubyte: truncated: the IDX header declares 2×268435456 unsigned byte values (536870912 bytes), found only 0 bytes after its 12-byte header"}, 0},
+		{filepath.Join(dir, "w-wide-idx2-ubyte"), c, []string{"w-wide-idx2-ubyte: rows of 65536 values: a chunk of 1048576 rows takes 512 GiB"}, 1 << 20},
 		// With no shard, the write step says so (Check refuses it first).
-		{filepath.Join(dir, "none-*.npy"), c, []string{"none-*.npy: no patterns"}},
+		{filepath.Join(dir, "none-*.npy"), c, []string{"none-*.npy: no patterns"}, 0},
 	} {
 		p, s := beam.NewPipelineWithRoot()
-		o := Options{Patterns: tc.glob, Out: filepath.Join(dir, "m.drdam"), Config: tc.c, Chunk: 256}
+		o := Options{Patterns: tc.glob, Out: filepath.Join(dir, "m.drdam"), Config: tc.c, Chunk: cmp.Or(tc.chunk, 256)}
 		vc := tc.c
 		vc.Rep = dam.RepDrDAM
 		Build(s, o, vc)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -395,15 +397,108 @@ func TestInputTooLarge(t *testing.T) {
 	}
 	mustRun(t, "energy", "--model", model, "--queries", pat, "--out", filepath.Join(dir, "e.npy"), "--max-memory", "64MiB")
 
-	// A 16-byte IDX header declaring rows of 2²⁶ values: refused before
-	// its chunks (1 GiB) are allocated.
-	wide := filepath.Join(dir, "wide-idx2-ubyte")
-	if err := os.WriteFile(wide, []byte{0, 0, 8, 2, 0, 0, 0, 2, 4, 0, 0, 0}, 0o644); err != nil {
+	// A compressed IDX file of a row of 2²⁶ values (64 KiB): the row
+	// arrives, and is refused before its chunks (1 GiB) are allocated. (A
+	// header declaring such rows without their data is refused as
+	// truncated: TestCraftedIDX.)
+	var z bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&z, gzip.BestSpeed)
+	zw.Write([]byte{0, 0, 8, 2, 0, 0, 0, 1, 4, 0, 0, 0})
+	zw.Write(make([]byte, 1<<26))
+	zw.Close()
+	wide := filepath.Join(dir, "wide-idx2-ubyte.gz")
+	if err := os.WriteFile(wide, z.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	st, _, errOut = drdam(t, "encode", "--patterns", wide, "--rep", "mrdam", "--out", filepath.Join(dir, "w.drdam"), "--max-memory", "256MiB")
 	if st != 1 || !strings.Contains(errOut, "rows of 67108864 values take 1 GiB to read") {
 		t.Errorf("rows of 2²⁶ values: status %d, %q", st, errOut)
+	}
+}
+
+// TestCraftedIDX runs drdam encode (dense, on-demand, structured and
+// MrDAM) and drdam add under ulimit -v 4000000 (3.8 GiB) on IDX files whose
+// 8 to 37 bytes declare rows of 2²⁴ to 2²⁸ values: headers alone, the four
+// inputs with which FuzzReadIDX found the reader allocating by the header
+// (dataio/testdata/fuzz/FuzzReadIDX), and a compressed header. Each is
+// refused as truncated, naming the file, what its header declares and
+// what was found, within 5 s and 100 MB of peak RSS (measured: 0.01 s and
+// 17 MB; the 5 s leave room for a loaded machine). They used to build a
+// model of that dimension first: 18.9 GB and 66 s for the 8-byte header
+// with --projection structured and no limit, Go's fatal out-of-memory
+// under this one for a 2²⁴·1.5-value row, and budget errors for the rest.
+func TestCraftedIDX(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("bash not found: cannot set ulimit -v")
+	}
+	timeCmd, err := exec.LookPath("/usr/bin/time")
+	if err != nil {
+		t.Logf("no /usr/bin/time: the peak RSS is not checked")
+		timeCmd = ""
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.drdam")
+	mustRun(t, "encode", "--patterns", writeCSV(t, dir, "p.csv", "0.5,0.5,0,0\n"), "--out", model, "--y", "64")
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write([]byte{0, 0, 8, 1, 0x10, 0, 0, 0})
+	zw.Close()
+	files := map[string]string{
+		"h8-ubyte":    "\x00\x00\x08\x01\x10\x00\x00\x00", // a row of 2²⁸ bytes
+		"h12-ubyte":   "\x00\x00\x08\x02\x00\x00\x00\x02\x10\x00\x00\x00",
+		"h16-ubyte":   "\x00\x00\x08\x03\x00\x00\x00\x02\x00\x00\x40\x00\x00\x00\x40\x00",
+		"s24-ubyte":   "\x00\x00\x08\x01\x01\x80\x00\x00", // 1.5·2²⁴: fatal out-of-memory with --projection structured
+		"fz1-ubyte":   "\x00\x00\x0b\x02\x00\x00\x000\x00000",
+		"fz2-ubyte":   "\x00\x00\x0d\x01\x05000",
+		"fz3-ubyte":   "\x00\x00\x08\x03\x00\x00\x00\x02\x00\x0000\x00\x00 0",
+		"fz4-ubyte":   "\x00\x00\x08\x03\x00\x00\x000\x00 00\x00\x00\x00\x02",
+		"h8-ubyte.gz": z.String(),
+	}
+	for name, b := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, args := range [][]string{
+			{"encode", "--patterns", p, "--out", filepath.Join(dir, "out.drdam")},
+			{"encode", "--patterns", p, "--out", filepath.Join(dir, "out.drdam"), "--on-demand"},
+			{"encode", "--patterns", p, "--out", filepath.Join(dir, "out.drdam"), "--projection", "structured"},
+			{"encode", "--patterns", p, "--out", filepath.Join(dir, "out.drdam"), "--rep", "mrdam"},
+			{"add", "--model", model, "--patterns", p, "--out", filepath.Join(dir, "out.drdam")},
+		} {
+			// The peak RSS is measured by /usr/bin/time, whose child is
+			// forked from it: this process's own rusage of a child counts
+			// the memory of the test binary, which the child shares until
+			// it execs.
+			cmd := exec.Command("bash", "-c", `ulimit -v 4000000 && exec "$@"`, "bash")
+			if timeCmd != "" {
+				cmd.Args = append(cmd.Args, timeCmd, "-f", "peak-rss-kib %M")
+			}
+			cmd.Args = append(cmd.Args, os.Args[0])
+			cmd.Args = append(cmd.Args, args...)
+			cmd.Env = append(os.Environ(), "DRDAM_TEST_AS_MAIN=1")
+			start := time.Now()
+			b, err := cmd.CombinedOutput()
+			d := time.Since(start)
+			msg := string(b)
+			if err == nil || !strings.Contains(msg, p+": truncated: the IDX header declares ") || strings.Contains(msg, "fatal error") {
+				t.Errorf("drdam %s: %v, %q; want a truncation error", strings.Join(args, " "), err, msg)
+			}
+			if d > 5*time.Second {
+				t.Errorf("drdam %s took %v to refuse", strings.Join(args, " "), d)
+			}
+			if _, rss, ok := strings.Cut(msg, "peak-rss-kib "); ok {
+				rss = strings.TrimSpace(rss)
+				if kib, err := strconv.Atoi(rss); err != nil || kib > 100_000 {
+					t.Errorf("drdam %s: peak RSS %s KiB, want under 100 MB", strings.Join(args, " "), rss)
+				}
+			} else if timeCmd != "" {
+				t.Errorf("drdam %s: no peak RSS from %s in %q", strings.Join(args, " "), timeCmd, msg)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.drdam")); err == nil {
+		t.Errorf("a refused command wrote its output")
 	}
 }
 
