@@ -13,10 +13,10 @@ import (
 // DefaultBudget returns the memory budget, in bytes, of a model whose
 // Config.MaxMemory is 0: sysinfo.Budget, three quarters of what this
 // process may use (the least of the physical memory, the cgroup's limit
-// and ulimit -v), and under ulimit -v at most the limit less 1 GiB (a Go
-// program reserves about 0.7 GiB of address space before it allocates
-// anything); never less than 64 MiB; 16 GiB where none of the limits is
-// known.
+// and ulimit -v), and under ulimit -v at most what the address space has
+// left after the Go runtime's and the C library's reservations (about
+// 1.9 GiB less); never less than 64 MiB; 16 GiB where none of the limits
+// is known.
 func DefaultBudget() int64 { return sysinfo.Budget() }
 
 // Footprint is an estimate, from above, of the memory a model allocates.

@@ -24,7 +24,6 @@ import (
 
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/internal/atomicfile"
-	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/serve/api"
 )
 
@@ -84,7 +83,7 @@ type Options struct {
 	// quarters of the machine's memory, of the cgroup's limit or of
 	// ulimit -v; under ulimit -v at most what the address space has left
 	// once the runtime's and the C library's reservations are counted:
-	// internal/sysinfo.ServerBudget). Every open memory
+	// dam.DefaultBudget). Every open memory
 	// holds its model's footprint of it, and every request what its body,
 	// evaluation or descent may allocate, before allocating it; what
 	// would pass it is refused with 507.
@@ -176,7 +175,7 @@ func New(opt Options) (*Server, error) {
 		opt.Log = slog.Default()
 	}
 	if opt.MaxMemory <= 0 {
-		opt.MaxMemory = sysinfo.ServerBudget()
+		opt.MaxMemory = dam.DefaultBudget()
 	}
 	if opt.IdleClose <= 0 {
 		opt.IdleClose = time.Minute

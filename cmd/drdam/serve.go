@@ -16,7 +16,6 @@ import (
 	"unicode"
 
 	"github.com/drdam/drdam/dam"
-	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/serve"
 )
 
@@ -52,7 +51,7 @@ Example:
 	snapEvery := fs.Count("snapshot-every", 1000, 1, maxCount, "writes after which a memory is snapshotted and its log emptied")
 	wave := fs.Duration("wave", serve.DefaultWave, "apply writes to a DrDAM in waves of about this long, so that queries arriving during a write are read within a wave (0: in one piece, which keeps queries waiting for a whole write)")
 	maxMem := addBudget(fs)
-	fs.Lookup("max-memory").Usage = fmt.Sprintf("memory budget of the whole server, e.g. 8GiB: every open memory, request body, evaluation and descent; what would pass it is answered 507 (default %s: three quarters of this machine's memory or of the cgroup's limit; under ulimit -v what the address space has left after the runtime's reservations)", dam.Bytes(float64(sysinfo.ServerBudget())))
+	fs.Lookup("max-memory").Usage = fmt.Sprintf("memory budget of the whole server, e.g. 8GiB: every open memory, request body, evaluation and descent; what would pass it is answered 507 (default %s: three quarters of this machine's memory or of the cgroup's limit; under ulimit -v what the address space has left after the runtime's reservations)", dam.Bytes(float64(dam.DefaultBudget())))
 	maxOpen := fs.Count("max-open", 128, 0, maxCount, "memories open at once (0: no bound); at start the first in name order are opened, the others when a request names them; past it the least recently used idle memory is closed (snapshotted)")
 	check := fs.Bool("check", false, "check every memory's files (configuration, snapshot, write-ahead log) against their checksums, print what each holds or what is damaged, and exit: status 1 if a memory is damaged")
 	salvage := fs.Bool("salvage", false, "rebuild every damaged memory from its intact records (the damaged files moved aside, never deleted), print what was kept and lost, and exit; the server must be stopped")
@@ -101,7 +100,7 @@ Example:
 	}
 	budget := int64(*maxMem)
 	if budget == 0 {
-		budget = sysinfo.ServerBudget()
+		budget = dam.DefaultBudget()
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		// The runtime collects harder as the heap nears the budget, so

@@ -273,7 +273,7 @@ func TestServeFlags(t *testing.T) {
 
 // TestServeUnderUlimit: drdam serve under ulimit -v 4000000 (3.8 GiB of
 // address space; its default budget is then 1.2–1.4 GiB, what the address
-// space has left after the runtime's reservations: sysinfo.ServerBudget):
+// space has left after the runtime's reservations: sysinfo.Budget):
 // 20 PUTs of
 // memories of about 400 MB each (a dense projection of 450000×100
 // float64), each of which fits alone, are created until the budget is

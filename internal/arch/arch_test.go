@@ -52,7 +52,7 @@ var floors = map[string][]string{
 	"internal/cli": {"dam", "dataio", "features"},
 	// Floor 4: the memory service, and its API's types (for clients).
 	"serve/api": nil,
-	"serve":     {"dam", "npy", "internal/cli", "internal/atomicfile", "internal/sysinfo", "serve/api"},
+	"serve":     {"dam", "npy", "internal/cli", "internal/atomicfile", "serve/api"},
 	// The service's Go client: the API's types and .npy bodies, not the
 	// server (its tests and example start one).
 	"client": {"serve/api", "npy"},

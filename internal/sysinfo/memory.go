@@ -3,7 +3,6 @@ package sysinfo
 import (
 	"bufio"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 )
@@ -66,11 +65,25 @@ func MemoryLimit() int64 {
 }
 
 // Budget returns the default memory budget of a run, in bytes: three
-// quarters of MemoryLimit, and under ulimit -v at most the limit less
-// 1 GiB (a Go program reserves about 0.7 GiB of address space before it
-// allocates anything; the rest is for buffers beside what is budgeted);
-// never less than 64 MiB; 16 GiB where no limit is known. Package dam's
-// DefaultBudget and the image decoder use it.
+// quarters of MemoryLimit; under ulimit -v at most what the address space
+// has left after what the process has mapped so far (VmSize, at least
+// 1.25 GiB) and 256 MiB for what a run maps beside its heap later, over
+// 1.15 for the heap's fragmentation; never less than 64 MiB; 16 GiB where
+// no limit is known. Package dam's DefaultBudget, the service and the
+// image decoder use it.
+//
+// Under ulimit -v the address space runs out, not the memory: before it
+// allocates anything a Go program has reserved about 1.1 GiB for its
+// heap's bookkeeping, and one linked with the C library (cgo, the default
+// where a C compiler is found) 64 MiB of address space for each thread's
+// malloc arena; drdam had mapped 1.55–1.65 GiB when it asked. Measured on
+// 2 cores (AMD EPYC, Go 1.26): drdam encode of a structured projection
+// under ulimit -v 4000000 worked up to an estimated 1.88 GiB and died of
+// Go's fatal out-of-memory at 2.09; under 2 GiB, up to 0.32 GiB, dying at
+// 0.43; drdam serve, its memories holding 1.83 GB under 12 concurrent
+// requests, mapped 3.70 GB (0.22 GB beyond its start and its heap). The
+// former rule, the limit less 1 GiB (2.81 and 1 GiB), let all of these
+// die; this one gives about 1.65 GiB and 0.17 GiB.
 func Budget() int64 {
 	lim := MemoryLimit()
 	if lim <= 0 {
@@ -78,34 +91,11 @@ func Budget() int64 {
 	}
 	b := lim / 4 * 3
 	if as := AddressSpaceLimit(); as > 0 {
-		b = min(b, as-1<<30)
+		used := float64(1.25 * (1 << 30))
+		if vm := StatusMiB("VmSize"); vm != nil {
+			used = max(used, *vm*(1<<20))
+		}
+		b = min(b, int64((float64(as)-used-256<<20)/1.15))
 	}
 	return max(b, 64<<20)
-}
-
-// ServerBudget returns the default memory budget of a long-running
-// server: Budget, and under ulimit -v at most what the address space has
-// left once the process's own reservations are counted, over 1.15 for the
-// heap's fragmentation (address space a Go heap has used stays mapped).
-// Those reservations are what the process has mapped so far (VmSize), or
-// 1.25 GiB if more (Go reserves about 1.1 GiB for its heap's bookkeeping
-// as the heap grows), and 64 MiB for each malloc arena that the C library
-// gives a thread, up to its default of 8 per core, in a program linked
-// with it (cgo, the default where a C compiler is found): measured here,
-// drdam serve had mapped 1.6 GiB once listening, 5 arenas among it. Under
-// ulimit -v 4000000 on 2 cores: 1.36 GiB, where Budget says 2.81 GiB and
-// the server died of Go's fatal out-of-memory past about 2 GiB of memories.
-func ServerBudget() int64 {
-	b := Budget()
-	as := AddressSpaceLimit()
-	if as <= 0 {
-		return b
-	}
-	used := float64(1.25 * (1 << 30))
-	if vm := StatusMiB("VmSize"); vm != nil {
-		used = max(used, *vm*(1<<20))
-	}
-	arenas := float64(8*runtime.NumCPU()) * (64 << 20)
-	left := float64(as) - used - arenas
-	return max(min(b, int64(left/1.15)), 64<<20)
 }
