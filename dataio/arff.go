@@ -2,6 +2,7 @@ package dataio
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -317,6 +318,38 @@ func valueList(vals []string) string {
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// arffValues bounds the values of the ARFF file at path: its data lines
+// (neither blank nor comments) times its attributes, for DeclaredValues.
+// It reads the header and counts the lines, holding no more than a line.
+func arffValues(path string) (int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	p := &arffParser{r: bufio.NewReaderSize(f, 1<<16), a: &ARFF{name: path}}
+	skipBOM(p.r)
+	if err := p.header(); err != nil {
+		return 0, err
+	}
+	var lines int64
+	for {
+		b, err := p.r.ReadSlice('\n')
+		if t := bytes.TrimSpace(b); len(t) > 0 && t[0] != '%' || err == bufio.ErrBufferFull {
+			lines++ // a data line (one longer than the buffer counted as one)
+		}
+		for err == bufio.ErrBufferFull {
+			_, err = p.r.ReadSlice('\n')
+		}
+		if err == io.EOF {
+			return lines * int64(len(p.a.Attributes)), nil
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
+	}
 }
 
 // arffMatrix reads the numeric attributes of the ARFF file in r, called

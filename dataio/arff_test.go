@@ -515,3 +515,23 @@ func FuzzParseARFF(f *testing.F) {
 		a.Numeric()
 	})
 }
+
+// TestARFFDeclaredValues: an ARFF file's values are bounded by its data
+// lines (not blank, not comments, a sparse row "{}" counted as a whole
+// row) times its attributes, and a malformed header is an error.
+func TestARFFDeclaredValues(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "s.arff")
+	body := "% a comment\n@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n1,2,x\n\n% c\n{}\n{0 5}\n   \n" + strings.Repeat("z", 70000) + "\n"
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok, err := dataio.DeclaredValues(p); err != nil || !ok || n != 4*3 {
+		t.Errorf("DeclaredValues = %d, %v, %v; want 4 data lines × 3 attributes = 12", n, ok, err)
+	}
+	bad := filepath.Join(dir, "bad.arff")
+	os.WriteFile(bad, []byte("@relation r\n@attribute a sometype\n@data\n1\n"), 0o644)
+	if _, ok, err := dataio.DeclaredValues(bad); err == nil || !ok {
+		t.Errorf("a malformed header: %v, %v", ok, err)
+	}
+}

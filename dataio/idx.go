@@ -400,8 +400,15 @@ func FormatDims(dims []int) string { return idxHeader{dims: dims}.shape() }
 // DeclaredValues returns how many values the file at path declares in
 // its header, for the formats that have one that says (IDX files,
 // compressed or not), and ok = false for the others. Callers use it to
-// bound the memory of reading a compressed file, whose size does not.
+// bound the memory of reading a compressed file, whose size does not. An
+// ARFF file's bound is its data lines times its attributes, since a sparse
+// row ("{}", 2 bytes) stands for a whole row: the file is read through
+// once to count them.
 func DeclaredValues(path string) (n int64, ok bool, err error) {
+	if strings.EqualFold(filepath.Ext(path), ".arff") {
+		n, err := arffValues(path)
+		return n, true, err
+	}
 	if !isIDX(path) {
 		return 0, false, nil
 	}

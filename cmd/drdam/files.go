@@ -105,7 +105,8 @@ func budgetOf(budget *byteSize) int64 {
 // values of a file of n bytes take at most 4n (text) or 8n (.npy) bytes,
 // plus what parsing holds beside them (the text of a row's fields):
 // counted as 6n and 8n. An IDX file (plain or compressed) is counted by
-// the values its header declares, 8 bytes each.
+// the values its header declares, 8 bytes each; an ARFF file by its data
+// lines times its attributes (a sparse row "{}" is a whole row).
 func checkInputSize(path string, budget *byteSize) error {
 	st, err := os.Stat(path)
 	if err != nil || !st.Mode().IsRegular() {
@@ -116,9 +117,15 @@ func checkInputSize(path string, budget *byteSize) error {
 		need = 8 * float64(st.Size())
 	}
 	// An IDX file says how many values it holds, which a compressed one's
-	// size does not bound: 8 bytes each.
+	// size does not bound: 8 bytes each. An ARFF file's sparse rows stand
+	// for whole rows: its data lines times its attributes bound its
+	// values, 8 bytes each and 8 more for the parser's row.
 	if n, ok, err := dataio.DeclaredValues(path); ok && err == nil {
-		need = 8 * float64(n)
+		if strings.EqualFold(filepath.Ext(path), ".arff") {
+			need = max(need, 16*float64(n))
+		} else {
+			need = 8 * float64(n)
+		}
 	}
 	b := budgetOf(budget)
 	if need > float64(b) {

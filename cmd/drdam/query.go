@@ -111,6 +111,9 @@ a query that stopped earlier repeats its final energy.`)
 		return err
 	}
 	if *maskPath != "" {
+		if err := checkInputSize(*maskPath, budget); err != nil {
+			return err
+		}
 		if opt.Clamp, err = dataio.ReadMasks(*maskPath, m.Dim(), q.Rows); err != nil {
 			return err
 		}

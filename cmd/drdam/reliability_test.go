@@ -414,6 +414,34 @@ func TestInputTooLarge(t *testing.T) {
 	if st != 1 || !strings.Contains(errOut, "rows of 67108864 values take 1 GiB to read") {
 		t.Errorf("rows of 2²⁶ values: status %d, %q", st, errOut)
 	}
+
+	// A sparse ARFF file of 20000 attributes and 20000 rows "{}" (569 kB)
+	// stands for 4·10⁸ values: as queries or as a mask it is refused by
+	// its lines times its attributes (it took 7.8 GB and 25 s, or Go's
+	// fatal out-of-memory under ulimit -v, before the reader's own limit).
+	var a strings.Builder
+	a.WriteString("@relation r\n")
+	for i := range 20000 {
+		fmt.Fprintf(&a, "@attribute a%d numeric\n", i)
+	}
+	a.WriteString("@data\n" + strings.Repeat("{}\n", 20000))
+	sparse := filepath.Join(dir, "sparse.arff")
+	if err := os.WriteFile(sparse, []byte(a.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"energy", "--model", model, "--queries", sparse},
+		{"recall", "--model", model, "--queries", pat, "--out", filepath.Join(dir, "r.npy"), "--mask", sparse},
+	} {
+		start := time.Now()
+		st, _, errOut := drdam(t, append(args, "--max-memory", "1GiB")...)
+		if st != 1 || !strings.Contains(errOut, sparse+": a file of 556 KiB may need up to 5.96 GiB to read, more than the memory budget of 1 GiB") {
+			t.Errorf("%s of a sparse ARFF file: status %d, %q", args[0], st, errOut)
+		}
+		if el := time.Since(start); el > 5*time.Second {
+			t.Errorf("%s took %v to refuse it", args[0], el)
+		}
+	}
 }
 
 // TestCraftedIDX runs drdam encode (dense, on-demand, structured and
