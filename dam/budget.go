@@ -72,7 +72,11 @@ func EstimateFootprint(c Config, k int) Footprint {
 		yr := math.Ceil(y/n) * n
 		// Three sign diagonals and the scales, in float64 and in the
 		// compute precision.
-		parts = append(parts, Footprint{Bytes: 4 * yr * (8 + es), Largest: fmt.Sprintf("the structured projection's diagonals (4·Y = 4·%d values)", c.Y), Field: "Y"})
+		what := fmt.Sprintf("the structured projection's diagonals (4·Y = 4·%d values)", c.Y)
+		if yr > y {
+			what = fmt.Sprintf("the structured projection's diagonals (4·%.0f values: Y = %d rounded up to whole blocks of N = %.0f, the power of 2 ≥ D)", yr, c.Y, n)
+		}
+		parts = append(parts, Footprint{Bytes: 4 * yr * (8 + es), Largest: what, Field: "Y"})
 	case c.OnDemand:
 		parts = append(parts, Footprint{Bytes: onDemandCache + workers*float64(kern.BlockPanels(int(pd)))*lanes*d*8, Largest: "the on-demand projection's cache", Field: "Y"})
 	default:
