@@ -202,7 +202,7 @@ func craftedModel(t *testing.T, path string, proj byte, d, y uint64) {
 
 // TestUnderUlimit runs drdam under ulimit -v 2 GiB with flags and file
 // headers that ask for tens of GB: each is refused with the budget it
-// states (under 1 GiB here), never by Go's fatal out-of-memory.
+// states (about 150 MiB here), never by Go's fatal out-of-memory.
 func TestUnderUlimit(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash not found: cannot set ulimit -v")
