@@ -183,7 +183,7 @@ func decode(r io.ReadSeeker, size int64) (img image.Image, err error) {
 			name, cfg.Width, cfg.Height, px, maxPixels)
 	}
 	if b := sysinfo.Budget(); float64(px)*bytesPerPixel > float64(b) {
-		return nil, fmt.Errorf("%s header says %d×%d pixels, which take up to %.3g GiB to decode (about %d bytes per pixel), more than the memory budget of %.3g GiB (three quarters of this machine's memory or of ulimit -v)",
+		return nil, fmt.Errorf("%s header says %d×%d pixels, which take up to %.3g GiB to decode (about %d bytes per pixel), more than the memory budget of %.3g GiB (three quarters of this machine's memory, or what ulimit -v leaves)",
 			name, cfg.Width, cfg.Height, float64(px)*bytesPerPixel/(1<<30), bytesPerPixel, float64(b)/(1<<30))
 	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
