@@ -66,7 +66,7 @@ type Options struct {
 	// Limits; zero fields take DefaultLimits' values.
 	Limits Limits
 	// SnapshotEvery is the number of logged writes after which a memory
-	// writes a snapshot and empties its log (0: 1000).
+	// writes a snapshot and starts its log anew (0: 1000).
 	SnapshotEvery int
 	// Wave applies each write to a DrDAM in waves of about that long
 	// (dam.DrDAM.SetWave): after each wave a core is idle for a moment,

@@ -48,7 +48,7 @@ Example:
 	data := fs.String("data", "", "folder of the memories (created if absent)")
 	addr := fs.String("addr", "127.0.0.1:7077", "address to listen on")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token that every request must carry (or DRDAM_TOKEN)")
-	snapEvery := fs.Count("snapshot-every", 1000, 1, maxCount, "writes after which a memory is snapshotted and its log emptied")
+	snapEvery := fs.Count("snapshot-every", 1000, 1, maxCount, "writes after which a memory is snapshotted and its log started anew")
 	wave := fs.Duration("wave", serve.DefaultWave, "apply writes to a DrDAM in waves of about this long, so that queries arriving during a write are read within a wave (0: in one piece, which keeps queries waiting for a whole write)")
 	maxMem := addBudget(fs)
 	fs.Lookup("max-memory").Usage = fmt.Sprintf("memory budget of the whole server, e.g. 8GiB: every open memory, request body, evaluation and descent; what would pass it is answered 507 (default %s: three quarters of this machine's memory or of the cgroup's limit; under ulimit -v what the address space has left after the runtime's reservations)", dam.Bytes(float64(dam.DefaultBudget())))
