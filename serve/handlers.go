@@ -92,15 +92,10 @@ func (s *Server) createMemory(w http.ResponseWriter, r *http.Request) error {
 			s.mu.Unlock()
 			return damaged(s.opt.Dir, name, sl.err)
 		}
-		if sl.busy != nil { // being created, opened or closed
-			ch := sl.busy
-			s.mu.Unlock()
-			select {
-			case <-ch:
-			case <-r.Context().Done():
-				return r.Context().Err()
+		if ch := sl.busy; ch != nil { // being created, opened or closed
+			if err := s.waitBusy(r.Context(), ch); err != nil {
+				return err
 			}
-			s.mu.Lock()
 			continue
 		}
 		s.mu.Unlock()
@@ -163,13 +158,9 @@ func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request) error {
 			return fieldErr(404, "name", "no memory %q", name)
 		}
 		if ch := sl.busy; ch != nil {
-			s.mu.Unlock()
-			select {
-			case <-ch:
-			case <-r.Context().Done():
-				return r.Context().Err()
+			if err := s.waitBusy(r.Context(), ch); err != nil {
+				return err
 			}
-			s.mu.Lock()
 			continue
 		}
 		delete(s.slots, name)

@@ -60,13 +60,9 @@ func (s *Server) acquire(ctx context.Context, name string) (*memory, func(), err
 			return nil, nil, fieldErr(404, "name", "no memory %q", name)
 		}
 		if ch := sl.busy; ch != nil {
-			s.mu.Unlock()
-			select {
-			case <-ch:
-			case <-ctx.Done():
-				return nil, nil, ctx.Err()
+			if err := s.waitBusy(ctx, ch); err != nil {
+				return nil, nil, err
 			}
-			s.mu.Lock()
 			continue
 		}
 		if sl.err != nil {
@@ -93,6 +89,21 @@ func (s *Server) acquire(ctx context.Context, name string) (*memory, func(), err
 			}
 			return nil, nil, err
 		}
+	}
+}
+
+// waitBusy waits, s.mu held, until a slot that is being opened, closed or
+// created (its busy channel ch) is done, releasing s.mu meanwhile; it
+// returns with s.mu held, or, if ctx ends first, with ctx's error and
+// s.mu released.
+func (s *Server) waitBusy(ctx context.Context, ch chan struct{}) error {
+	s.mu.Unlock()
+	select {
+	case <-ch:
+		s.mu.Lock()
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
