@@ -69,15 +69,16 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 	}
 	m.eng.update(m, patterns, lw, sign)
 	after := m.count + int(sign)*k
-	check := func() error { return checkT(m.cfg, m.t, m.logScale, uint64(after)) }
 	if after == 0 {
-		check = func() error { return checkFiniteT(m.cfg, m.t) } // then cleared exactly
+		err = checkFiniteT(m.cfg, m.t) // then cleared exactly, below
+	} else {
+		err = checkT(m.cfg, m.t, m.logScale, uint64(after))
 	}
-	if err := check(); err != nil {
+	if err != nil {
 		copy(m.t, saved)
 		m.logScale = savedScale
 		m.eng.invalidate()
-		return fmt.Errorf("patterns: %w; the memory is unchanged", err)
+		return &RefusedError{Err: err}
 	}
 	m.count += int(sign) * k
 	if m.count == 0 {
@@ -86,6 +87,18 @@ func (m *DrDAM) update(patterns []float64, sign float64) error {
 	m.eng.invalidate()
 	return nil
 }
+
+// RefusedError is the error of an Add or Remove that would leave T
+// non-finite or beyond what the patterns then stored can produce (a
+// removal of patterns that were never added can): the update was undone,
+// and the memory is unchanged.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("patterns: %v; the memory is unchanged", e.Err)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
 
 // MaxDotLogWeight is the largest β‖ξ‖²/2 of a pattern that a DrDAM of the
 // dot-product energy stores: its weight exp(β‖ξ‖²/2) stays within float64

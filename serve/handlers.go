@@ -459,15 +459,14 @@ func (s *Server) writePatterns(w http.ResponseWriter, r *http.Request, op byte) 
 	}
 	if err := wt.err; err != nil {
 		var ns *dam.NotStoredError
-		var re *dam.RowError
+		var rf *dam.RefusedError
 		switch {
 		case errors.As(err, &ns):
 			return fieldErr(409, "patterns", "row %d is not stored in this memory (an MrDAM removes only patterns equal, value for value, to stored ones): nothing was removed", ns.Row)
-		case op == opRemove && !errors.As(err, &re) && passThrough(err) == nil && !isSyncError(err) && !errors.Is(err, errClosed) && !noSpace(err) && !errors.As(err, new(*FieldError)):
-			// The model refuses the removal (a T that the patterns left
-			// could not produce: what a removal of rows never added,
-			// forced, gives).
-			return fieldErr(409, "patterns", "the memory refuses the removal, and is unchanged: %v", err)
+		case errors.As(err, &rf):
+			// A T that the patterns left could not produce: what a
+			// removal of rows never added, forced, gives.
+			return fieldErr(409, "patterns", "the memory refuses the write, and is unchanged: %v", rf.Err)
 		}
 		return rowError("patterns", err)
 	}
