@@ -252,6 +252,9 @@ func salvageMemory(dir string, rep *SalvageReport) error {
 		}
 	}
 	usedSnap := snap
+	// What applies a record to the model (a merge reads its model file
+	// within the default budget).
+	applier := &memory{cfg: cfg, env: &memEnv{budget: &budget{limit: dam.DefaultBudget()}}}
 	// The tables: the state record's, if it is intact and as of a
 	// snapshot no newer than the one used; else fingerprints unknown.
 	var tab *tables
@@ -286,8 +289,7 @@ func salvageMemory(dir string, rep *SalvageReport) error {
 					skipped++
 					return nil
 				}
-				mem := &memory{cfg: cfg, env: &memEnv{budget: &budget{limit: dam.DefaultBudget()}}}
-				if err := mem.applyTo(m, r); err != nil {
+				if err := applier.applyTo(m, r); err != nil {
 					note("record %d (byte %d, %s) skipped: the model refuses it: %v", r.seq, off, opNames[r.op], err)
 					skipped++
 					return nil
@@ -351,8 +353,7 @@ func salvageMemory(dir string, rep *SalvageReport) error {
 	if logDamaged {
 		note("the new wal.log starts at record %d", seq)
 	}
-	mem := &memory{seq: seq}
-	init := mem.stateRecord(tab)
+	init := stateRecord(seq, tab)
 	if err := writeLog(p, &init); err != nil {
 		return err
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/drdam/drdam/dam"
@@ -258,12 +257,7 @@ func (s *Server) closeSlot(sl *slot, why string) {
 func (s *Server) list() []*slot {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*slot, 0, len(s.slots))
-	for _, sl := range s.slots {
-		out = append(out, sl)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
-	return out
+	return s.list0()
 }
 
 // info describes sl: an open memory's own info, or a closed or damaged
