@@ -126,7 +126,7 @@ type Server struct {
 	// cores gave 16 clients adding and recalling 30–40% more throughput
 	// and a one-query energy a p99 of 39–41 ms instead of 7–8: BENCHMARKS.md.)
 	gate chan struct{}
-	wr   *writing // how the memories write (memory.go)
+	wr   *writing // how the memories write (write.go)
 }
 
 // DefaultWave is the waves of Options.Wave when it is 0.
