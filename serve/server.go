@@ -73,11 +73,9 @@ type Options struct {
 	// and Go's scheduler reads the requests that arrived meanwhile;
 	// without waves a query that arrives during a write waits for all of
 	// it (or for Go's network poll, every 10 ms). 0 takes DefaultWave; a
-	// negative Wave applies a write in one piece. Waves of 4 ms bring the
-	// 99th percentile of an energy query under 16 clients adding and
-	// recalling from 22–25 ms to 6–8 ms; the load test's additions keep
-	// a median 88% of the library's Add rate with them, 91–92% without
-	// (BENCHMARKS.md, "The memory service under load").
+	// negative Wave applies a write in one piece. What waves do to the
+	// tail latency of queries and to the rate of additions is measured in
+	// BENCHMARKS.md ("The memory service under load").
 	Wave time.Duration
 	// MaxMemory is the server's memory budget in bytes (0: three
 	// quarters of the machine's memory, of the cgroup's limit or of
@@ -122,9 +120,8 @@ type Server struct {
 	// application, an energy batch of more than gateFree queries): half
 	// as many at a time as there are cores (at least one), each using
 	// every core. A small energy query passes beside them, so that it is
-	// not queued behind the steps of many descents. (Two at a time on two
-	// cores gave 16 clients adding and recalling 30–40% more throughput
-	// and a one-query energy a p99 of 39–41 ms instead of 7–8: BENCHMARKS.md.)
+	// not queued behind the steps of many descents. (Why half, and not
+	// one per core: BENCHMARKS.md, "The memory service under load".)
 	gate chan struct{}
 	wr   *writing // how the memories write (write.go)
 }

@@ -149,10 +149,11 @@ func (t *Task) RunWaves(n int, wave time.Duration) {
 }
 
 // yieldEvery is how often the goroutines of a RunWaves give up their
-// processor. In the memory service's load test (BENCHMARKS.md) it took the
-// 99th percentile of a one-query energy, while 16 clients add and recall,
-// from 7.3–8.5 ms to 6.6–7.3 ms (4 interleaved pairs); a Gosched with
-// nobody waiting costs about 80 ns (measured on the load test's machine).
+// processor: often enough that a short query waiting beside a long update
+// is scheduled within a fraction of a wave, rarely enough that the
+// Gosched calls cost nothing measurable. Its effect on the memory
+// service's tail latency is measured in BENCHMARKS.md ("The memory
+// service under load", "Kept: a write's goroutines yield").
 const yieldEvery = 500 * time.Microsecond
 
 // Poll asks back a helper of RunWaves that left its wave, if one has been
