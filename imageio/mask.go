@@ -194,7 +194,7 @@ func ParseOcclusion(s string, h, w int, seed uint64) ([]bool, error) {
 	frac := func() (float64, error) {
 		v, err := strconv.ParseFloat(arg, 64)
 		if err != nil || !(v >= 0 && v <= 1) {
-			return 0, fmt.Errorf("%q: want a fraction in [0, 1] after %s:", s, kind)
+			return 0, fmt.Errorf("%q: want a fraction in [0, 1] after \"%s:\"", s, kind)
 		}
 		return v, nil
 	}

@@ -614,7 +614,7 @@ func killedWrite(sig syscall.Signal) *cliCase {
 				}
 				if time.Now().After(deadline) {
 					syscall.Kill(-pid, syscall.SIGKILL)
-					p = <-done
+					<-done
 					return result{class: hang, msg: "add did not finish in 30 s"}
 				}
 				time.Sleep(200 * time.Microsecond)
