@@ -3,7 +3,9 @@ package dam
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -216,9 +218,9 @@ func (c *Config) Set(name, value string) error {
 // the order of Fields: rep first, so that a DrDAM-only field given with
 // rep mrdam is refused whatever the order in which the values came. It
 // returns the first error, a *ConfigError; a name that is not a field is
-// one too.
+// one too (the first in alphabetical order).
 func (c *Config) SetAll(values map[string]string) error {
-	for name := range values {
+	for _, name := range slices.Sorted(maps.Keys(values)) {
 		if field(name) == nil {
 			return c.Set(name, values[name])
 		}

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/cmd/drdam/internal/peers"
+	"github.com/drdam/drdam/dam"
 )
 
 // benchHelp is the --help of drdam bench.

@@ -90,10 +90,6 @@ func emptyWhat(fl *flag.Flag) string {
 	return "value"
 }
 
-// flagMessage rewrites an error of the flag package to name the flag as it
-// is typed, with two dashes (cli.FlagMessage).
-func flagMessage(msg string) string { return cli.FlagMessage(msg) }
-
 // maxCount bounds every count flag (cli.MaxCount, 2³⁰): more is a typing
 // mistake (--y 1e12 would ask for terabytes).
 const maxCount = cli.MaxCount

@@ -41,9 +41,9 @@ var floors = map[string][]string{
 	// Floor 2: the models.
 	"dam": {"features", "internal/atomicfile", "internal/fwht", "internal/kern", "internal/par", "internal/rng", "internal/sysinfo", "internal/vmath"},
 	// Floor 3: measurement, images, figures, the peers' protocols.
-	"experiment":     {"dam", "features", "metrics", "synth", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
-	"imageio":        {"dataio", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
-	"plots":          {"internal/atomicfile"},
+	"experiment": {"dam", "features", "metrics", "synth", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
+	"imageio":    {"dataio", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
+	"plots":      {"internal/atomicfile"},
 	// The peers' protocols, inside the command, their one user.
 	"cmd/drdam/internal/peers": {"dam", "features", "metrics", "synth", "npy", "internal/rng", "internal/cpuid", "internal/sysinfo", "internal/atomicfile"},
 	// Floor 4: the paper.
