@@ -96,7 +96,9 @@ func (e enumNames[T]) parse(s string) (T, error) {
 }
 
 // Config describes a memory. Zero fields take the defaults given in their
-// comments; Validate applies them.
+// comments; Validate applies them. As text (drdam encode's flags, drdam
+// serve's JSON) its fields are the codec's (Fields, Set, DefaultConfig in
+// config_codec.go), with their names, defaults and forms.
 type Config struct {
 	Rep        Representation // default RepDrDAM
 	D          int            // pattern dimension, > 0
@@ -138,10 +140,11 @@ type Config struct {
 	Epsilon float64
 }
 
-// ConfigError reports an invalid Config field.
+// ConfigError reports an invalid Config field: a value that Set cannot
+// parse, or one that Validate refuses.
 type ConfigError struct {
-	Field string // the Config field, e.g. "Beta"
-	Msg   string
+	Field string // the field's name in Fields, e.g. "beta", "no_bias"
+	Msg   string // what was wanted and what was found
 }
 
 // Error returns the message.
@@ -164,22 +167,22 @@ func (c Config) Validate() (Config, error) {
 		c.Precision = Float64
 	}
 	if c.Precision != Float64 && c.Precision != Float32 {
-		return c, fieldErr("Precision", "unknown precision %d", int(c.Precision))
+		return c, fieldErr("precision", "unknown precision %d", int(c.Precision))
 	}
 	if c.Rep != RepMrDAM && c.Rep != RepDrDAM {
-		return c, fieldErr("Rep", "unknown representation %d", int(c.Rep))
+		return c, fieldErr("rep", "unknown representation %d", int(c.Rep))
 	}
 	if c.Similarity != L2 && c.Similarity != Dot {
-		return c, fieldErr("Similarity", "unknown similarity %d", int(c.Similarity))
+		return c, fieldErr("similarity", "unknown similarity %d", int(c.Similarity))
 	}
 	if c.D <= 0 {
-		return c, fieldErr("D", "dimension D must be positive, found %d", c.D)
+		return c, fieldErr("d", "dimension D must be positive, found %d", c.D)
 	}
 	if !(c.Beta > 0) || math.IsInf(c.Beta, 0) {
-		return c, fieldErr("Beta", "β must be positive and finite, found %v", c.Beta)
+		return c, fieldErr("beta", "β must be positive and finite, found %v", c.Beta)
 	}
 	if c.MaxMemory < 0 {
-		return c, fieldErr("MaxMemory", "memory budget must be ≥ 0 bytes (0: the default), found %d", c.MaxMemory)
+		return c, fieldErr("max_memory", "memory budget must be ≥ 0 bytes (0: the default), found %d", c.MaxMemory)
 	}
 	if c.Rep == RepMrDAM {
 		// Fields of DrDAM do not apply; clear them so that configurations
@@ -196,19 +199,19 @@ func (c Config) Validate() (Config, error) {
 		c.Generator = features.DefaultGenerator
 	}
 	if !c.Generator.Valid() {
-		return c, fieldErr("Generator", "unknown generator version %d (want 1 or 2)", int(c.Generator))
+		return c, fieldErr("generator", "unknown generator version %d (want 1 or 2)", int(c.Generator))
 	}
 	if !c.Basis.Valid() {
-		return c, fieldErr("Basis", "unknown basis %d", int(c.Basis))
+		return c, fieldErr("basis", "unknown basis %d", int(c.Basis))
 	}
 	if !c.Projection.Valid() {
-		return c, fieldErr("Projection", "unknown projection kind %d", int(c.Projection))
+		return c, fieldErr("projection", "unknown projection kind %d", int(c.Projection))
 	}
 	if c.Y <= 0 {
-		return c, fieldErr("Y", "number of random features Y must be positive, found %d", c.Y)
+		return c, fieldErr("y", "number of random features Y must be positive, found %d", c.Y)
 	}
 	if c.Epsilon < 0 || math.IsNaN(c.Epsilon) || math.IsInf(c.Epsilon, 0) {
-		return c, fieldErr("Epsilon", "clip floor ε must be ≥ 0 and finite, found %v", c.Epsilon)
+		return c, fieldErr("eps", "clip floor ε must be ≥ 0 and finite, found %v", c.Epsilon)
 	}
 	if c.Epsilon == 0 {
 		c.Epsilon = c.Basis.DefaultEpsilon()
@@ -220,7 +223,7 @@ func (c Config) Validate() (Config, error) {
 		c.OnDemand = false // nothing to store or regenerate: SORF is O(Y) anyway
 	}
 	if c.OnDemand && c.Projection == features.Orthogonal {
-		return c, fieldErr("OnDemand", "an orthogonal projection cannot be regenerated on demand (each D×D block costs O(D³) to redo at every evaluation); use the structured projection (SORF), orthogonal in O(Y) memory, or a stored orthogonal one")
+		return c, fieldErr("on_demand", "an orthogonal projection cannot be regenerated on demand (each D×D block costs O(D³) to redo at every evaluation); use the structured projection (SORF), orthogonal in O(Y) memory, or a stored orthogonal one")
 	}
 	return c, nil
 }

@@ -84,7 +84,7 @@ func checkSize(c Config) error {
 		if c.Precision == Float32 {
 			es = 4
 		}
-		return fieldErr("Y", "a Y×D = %d×%d projection stored in %v takes %s, more than the limit of %d Gi values; lower Y or use the structured projection",
+		return fieldErr("y", "a Y×D = %d×%d projection stored in %v takes %s, more than the limit of %d Gi values; lower Y or use the structured projection",
 			y, d, c.Precision, Bytes(float64(y)*float64(kern.PadD(d))*es), features.MaxDenseEntries>>30)
 	}
 	return checkBudget(c, 0)

@@ -202,7 +202,7 @@ func TestStructuredNoSizeLimit(t *testing.T) {
 		t.Errorf("NewDrDAMWithMap, structured: %v", err)
 	}
 	var ce *ConfigError
-	if _, err := NewDrDAM(Config{D: d, Beta: 1, Y: y}); !errors.As(err, &ce) || ce.Field != "Y" {
+	if _, err := NewDrDAM(Config{D: d, Beta: 1, Y: y}); !errors.As(err, &ce) || ce.Field != "y" {
 		t.Errorf("NewDrDAM, dense stored: error %v, want a ConfigError on Y", err)
 	}
 	if _, err := NewDrDAM(Config{D: d, Beta: 1, Y: y, OnDemand: true}); err != nil {

@@ -86,7 +86,7 @@ func TestBadRequests(t *testing.T) {
 		{"create: unknown field", "PUT", "/v1/memories/n", j, `{"d": 4, "colour": "red"}`, nil, 400, "colour"},
 		{"create: unknown basis", "PUT", "/v1/memories/n", j, `{"d": 4, "basis": "sine"}`, nil, 400, "basis"},
 		{"create: negative beta", "PUT", "/v1/memories/n", j, `{"d": 4, "y": 500, "beta": -1}`, nil, 422, "beta"},
-		{"create: y with mrdam", "PUT", "/v1/memories/n", j, `{"d": 4, "rep": "mrdam", "y": 100}`, nil, 400, "rep"},
+		{"create: y with mrdam", "PUT", "/v1/memories/n", j, `{"d": 4, "rep": "mrdam", "y": 100}`, nil, 400, "y"},
 		{"create: not JSON", "PUT", "/v1/memories/n", "text/plain", `d=4`, nil, 415, "Content-Type"},
 		{"add: bad JSON", "POST", "/v1/memories/m/patterns", j, `{"patterns": [[0.1,`, nil, 400, ""},
 		{"add: no patterns field", "POST", "/v1/memories/m/patterns", j, `{"rows": [` + row + `]}`, nil, 400, "patterns"},

@@ -4,27 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/drdam/drdam/dam"
-	"github.com/drdam/drdam/internal/cli"
 	"github.com/drdam/drdam/serve/api"
 )
 
 // Config is the configuration of a memory as the API gives it (see
 // api.Config).
 type Config = api.Config
-
-// configFields are the JSON fields of a configuration, and the encode
-// flag of each (d has none: the patterns give it to drdam encode).
-var configFields = map[string]string{"rep": "rep", "beta": "beta", "similarity": "similarity", "basis": "basis", "projection": "projection",
-	"y": "y", "seed": "seed", "generator": "generator", "no_bias": "no-bias", "eps": "eps", "on_demand": "on-demand", "precision": "precision"}
 
 // FieldError is an error about one field of a request, which the API
 // answers with its status and the field's name.
@@ -45,10 +37,29 @@ func fieldErr(status int, field, format string, args ...any) error {
 	return &FieldError{Status: status, Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
-// parseConfig reads a configuration from a JSON object: d, and the fields
-// of drdam encode's flags, each set through the flag that drdam encode
-// defines (package internal/cli), so that the names, defaults and checks
-// are that command's. Unknown fields are an error naming them.
+// notInAPI are the fields of dam.Config's codec that a configuration of
+// the API does not take: a memory's budget is the server's (--max-memory).
+var notInAPI = map[string]bool{"max_memory": true}
+
+// apiFields returns the names of the fields of a configuration of the
+// API: the codec's (dam.Fields), but those of notInAPI.
+func apiFields() []string {
+	var names []string
+	for _, n := range dam.FieldNames() {
+		if !notInAPI[n] {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+// parseConfig reads a configuration from a JSON object: each field's
+// value (a string, a number as written, or a boolean) is given as text to
+// dam.Config's codec (Config.SetAll, on dam.DefaultConfig), so that the
+// names, defaults and forms are drdam encode's. A field the codec
+// refuses, an unknown field and a missing d are 400 naming the field; a d
+// or y above the limits and a configuration that Validate refuses are
+// 422.
 func parseConfig(body []byte, limits Limits) (dam.Config, error) {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -59,88 +70,58 @@ func parseConfig(body []byte, limits Limits) (dam.Config, error) {
 	if dec.More() {
 		return dam.Config{}, fieldErr(400, "", "the body holds more than one JSON value")
 	}
-	fs := flag.NewFlagSet("config", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	enc := cli.EncodeFlags(fs)
-	d := 0
+	text := map[string]string{}
 	for _, k := range slices.Sorted(maps.Keys(raw)) {
-		v := raw[k]
+		if !slices.Contains(apiFields(), k) {
+			return dam.Config{}, fieldErr(400, k, "unknown field (the fields are %s)", strings.Join(apiFields(), ", "))
+		}
+		d := json.NewDecoder(bytes.NewReader(raw[k]))
+		d.UseNumber()
 		var x any
-		if err := json.Unmarshal(v, &x); err != nil {
+		if err := d.Decode(&x); err != nil {
 			return dam.Config{}, fieldErr(400, k, "%v", err)
 		}
-		if k == "d" {
-			n, ok := x.(float64)
-			if !ok || n != float64(int(n)) || n < 1 {
-				return dam.Config{}, fieldErr(400, "d", "want a whole number ≥ 1, found %s", v)
-			}
-			if int(n) > limits.MaxD {
-				return dam.Config{}, fieldErr(422, "d", "%d is more than this server's limit of %d", int(n), limits.MaxD)
-			}
-			d = int(n)
-			continue
-		}
-		name, ok := configFields[k]
-		if !ok {
-			return dam.Config{}, fieldErr(400, k, "unknown field (the fields are d, %s)", strings.Join(slices.Sorted(maps.Keys(configFields)), ", "))
-		}
-		var s string
 		switch x := x.(type) {
 		case string:
-			s = x
+			text[k] = x
 		case bool:
-			s = strconv.FormatBool(x)
-		case float64:
-			s = strconv.FormatFloat(x, 'g', -1, 64)
-			if n := strings.TrimSpace(string(v)); !strings.ContainsAny(n, ".eE") {
-				s = n // a whole number as written: seeds above 2⁵³
-			}
+			text[k] = strconv.FormatBool(x)
+		case json.Number:
+			text[k] = x.String() // as written: a seed above 2⁵³ keeps every digit
 		default:
-			return dam.Config{}, fieldErr(400, k, "want a string, a number or a boolean, found %s", v)
-		}
-		if err := fs.Set(name, s); err != nil {
-			return dam.Config{}, fieldErr(400, k, "%q: %v", s, err)
+			return dam.Config{}, fieldErr(400, k, "want a string, a number or a boolean, found %s", raw[k])
 		}
 	}
-	if d == 0 {
+	c := dam.DefaultConfig()
+	if err := c.SetAll(text); err != nil {
+		return dam.Config{}, configError(400, err)
+	}
+	if _, ok := text["d"]; !ok {
 		return dam.Config{}, fieldErr(400, "d", "missing: the dimension of the patterns")
 	}
-	c, err := enc.Config()
-	if err != nil {
-		return dam.Config{}, flagToField(400, err)
+	if c.D > limits.MaxD {
+		return dam.Config{}, fieldErr(422, "d", "%d is more than this server's limit of %d", c.D, limits.MaxD)
 	}
 	if c.Rep == dam.RepDrDAM && c.Y > limits.MaxY {
 		return dam.Config{}, fieldErr(422, "y", "%d is more than this server's limit of %d", c.Y, limits.MaxY)
 	}
-	c.D = d
-	c, err = c.Validate()
+	c, err := c.Validate()
 	if err != nil {
-		return dam.Config{}, flagToField(422, cli.FlagError(err))
+		return dam.Config{}, configError(422, err)
 	}
 	return c, nil
 }
 
-// flagToField turns an error that names an encode flag ("--y: ...") into
-// a FieldError naming the JSON field.
-func flagToField(status int, err error) error {
-	msg := err.Error()
-	if rest, ok := strings.CutPrefix(msg, "--"); ok {
-		if name, m, ok := strings.Cut(rest, ": "); ok {
-			for f, fl := range configFields {
-				if fl == name {
-					return &FieldError{Status: status, Field: f, Msg: m}
-				}
-			}
-		}
-		if strings.Contains(rest, "only apply to a drdam") {
-			return &FieldError{Status: status, Field: "rep", Msg: strings.ReplaceAll(msg, "--", "")}
-		}
-	}
+// configError answers an error about a configuration: a
+// *dam.ConfigError names its field (the codec's name, which is the
+// API's) and says the codec's message; another error (a
+// *dam.BudgetError) has no field.
+func configError(status int, err error) error {
 	var ce *dam.ConfigError
 	if errors.As(err, &ce) {
-		return &FieldError{Status: status, Field: strings.ToLower(ce.Field), Msg: msg}
+		return &FieldError{Status: status, Field: ce.Field, Msg: ce.Msg}
 	}
-	return &FieldError{Status: status, Msg: msg}
+	return &FieldError{Status: status, Msg: err.Error()}
 }
 
 // apiConfig returns the API form of c.

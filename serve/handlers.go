@@ -129,7 +129,7 @@ func (s *Server) createMemory(w http.ResponseWriter, r *http.Request) error {
 		var be *dam.BudgetError
 		var ce *dam.ConfigError
 		if errors.As(err, &be) || errors.As(err, &ce) {
-			return finish(flagToField(422, err))
+			return finish(configError(422, err))
 		}
 		return finish(err)
 	}

@@ -46,11 +46,14 @@ type Limits struct {
 	BodyGrace   time.Duration
 }
 
-// DefaultLimits are the limits of drdam serve: bodies of 64 MiB, 4096
-// rows a request, D ≤ 65536, Y ≤ 4·10⁶, 10 000 descent steps, 60 s, bodies
-// at 64 KiB/s after 5 s.
-var DefaultLimits = Limits{MaxBody: 64 << 20, MaxBatch: 4096, MaxD: 1 << 16, MaxY: 4_000_000, MaxSteps: 10_000, Timeout: time.Minute,
-	MinBodyRate: 64 << 10, BodyGrace: 5 * time.Second}
+// DefaultLimits returns the limits of drdam serve: bodies of 64 MiB, 4096
+// rows a request, D ≤ 65536, Y ≤ 4·10⁶, 10 000 descent steps, 60 s,
+// bodies at 64 KiB/s after 5 s. It is a function, so that no caller can
+// change what another gets.
+func DefaultLimits() Limits {
+	return Limits{MaxBody: 64 << 20, MaxBatch: 4096, MaxD: 1 << 16, MaxY: 4_000_000, MaxSteps: 10_000, Timeout: time.Minute,
+		MinBodyRate: 64 << 10, BodyGrace: 5 * time.Second}
+}
 
 // unlimited are the limits of a configuration read from the server's own
 // files.
@@ -63,7 +66,7 @@ type Options struct {
 	// Token, if not empty, is the bearer token that every request but
 	// GET /healthz must carry ("Authorization: Bearer TOKEN").
 	Token string
-	// Limits; zero fields take DefaultLimits' values.
+	// Limits; zero fields take those of DefaultLimits().
 	Limits Limits
 	// SnapshotEvery is the number of logged writes after which a memory
 	// writes a snapshot and starts its log anew (0: 1000).
@@ -150,7 +153,7 @@ func New(opt Options) (*Server, error) {
 	if opt.Token != "" && (strings.TrimSpace(opt.Token) != opt.Token || strings.ContainsFunc(opt.Token, unicode.IsControl)) {
 		return nil, errors.New("the token has leading or trailing white space or a control character: it could not be sent in an Authorization header as it is")
 	}
-	l, d := &opt.Limits, DefaultLimits
+	l, d := &opt.Limits, DefaultLimits()
 	orDefault(&l.MaxBody, d.MaxBody)
 	orDefault(&l.MaxBatch, d.MaxBatch)
 	orDefault(&l.MaxD, d.MaxD)

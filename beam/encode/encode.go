@@ -165,7 +165,7 @@ func keep(name string, folder bool) bool {
 func Check(ctx context.Context, o Options) (dam.Config, error) {
 	c := o.Config
 	if c.Rep == dam.RepMrDAM {
-		return c, &dam.ConfigError{Field: "Rep", Msg: "a Beam pipeline encodes a drdam only: an mrdam keeps the patterns themselves, which is no sum of parts (use drdam encode --rep mrdam)"}
+		return c, &dam.ConfigError{Field: "rep", Msg: "a Beam pipeline encodes a drdam only: an mrdam keeps the patterns themselves, which is no sum of parts (use drdam encode --rep mrdam)"}
 	}
 	if o.Chunk < 0 || o.Chunk%256 != 0 {
 		return c, fmt.Errorf("chunk of %d rows: want a positive multiple of 256 (a DrDAM encodes 256 patterns at a time)", o.Chunk)

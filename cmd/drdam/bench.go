@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drdam/drdam/cmd/drdam/internal/peers"
 	"github.com/drdam/drdam/dam"
-	"github.com/drdam/drdam/internal/peers"
 )
 
 // benchHelp is the --help of drdam bench.

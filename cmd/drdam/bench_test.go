@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/drdam/drdam/internal/peers"
+	"github.com/drdam/drdam/cmd/drdam/internal/peers"
 )
 
 // TestBenchCommand runs the command on a tiny configuration added to the

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/drdam/drdam/internal/peers"
+	"github.com/drdam/drdam/cmd/drdam/internal/peers"
 )
 
 // computeHelp is the --help of drdam compute.

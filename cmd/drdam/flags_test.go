@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/drdam/drdam/dam"
 )
 
 // TestFlagErrors: a bad value of any flag gives a one-line usage error
@@ -20,12 +22,17 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"demo", "--k", "1e30"}, []string{`--k "1e30": out of range; want a whole number from 1 to 1073741824`}},
 		{[]string{"demo", "--max-steps", "0"}, []string{`--max-steps "0": out of range`}},
 		{[]string{"experiment", "energy-error", "--seeds", "x"}, []string{`--seeds "x": want a whole number`, "'drdam experiment energy-error --help'"}},
-		// the flag package's Int, Float64 and Uint64 (encode's), wrapped by flags.parse
-		{[]string{"encode", "--y", "1e12.5"}, []string{`--y "1e12.5": want a whole number`}},
-		{[]string{"encode", "--y", "1e12"}, []string{`--y "1e12": out of range; want a whole number from 0 to 1073741824`}},
-		{[]string{"encode", "--y", "-3"}, []string{`--y "-3": out of range`}},
-		{[]string{"encode", "--beta", "abc"}, []string{`--beta "abc": want a number`}},
-		{[]string{"encode", "--seed", "-1"}, []string{`--seed "-1": want a whole number from 0 to 18446744073709551615`}},
+		// the flag package's Int, Float64 and Uint64, read by cli.Forms
+		{[]string{"recall", "--max-steps", "1e12.5"}, []string{`--max-steps "1e12.5": want a whole number`}},
+		{[]string{"compute", "--alpha", "abc"}, []string{`--alpha "abc": want a number`}},
+		{[]string{"demo", "--seed", "-1"}, []string{`--seed "-1": want a whole number from 0 to 18446744073709551615`}},
+		// encode's configuration flags: the codec's errors (dam.Config.Set)
+		{[]string{"encode", "--y", "1e12.5"}, []string{`--y: want a whole number from 0 to 1073741824, found "1e12.5"`}},
+		{[]string{"encode", "--y", "1e12"}, []string{`--y: out of range; want a whole number from 0 to 1073741824, found "1e12"`}},
+		{[]string{"encode", "--y", "-3"}, []string{`--y: out of range`}},
+		{[]string{"encode", "--beta", "abc"}, []string{`--beta: want a number, found "abc"`}},
+		{[]string{"encode", "--seed", "-1"}, []string{`--seed: want a whole number from 0 to 18446744073709551615, found "-1"`}},
+		{[]string{"encode", "--basis", "sine"}, []string{`--basis: unknown basis "sine"`}},
 		// numbers
 		{[]string{"demo", "--beta", "abc"}, []string{`--beta "abc": want a number > 0`}},
 		{[]string{"demo", "--beta", "-1"}, []string{`--beta "-1": want a number > 0`}},
@@ -40,7 +47,7 @@ func TestFlagErrors(t *testing.T) {
 		// the flag package's own messages, with two dashes
 		{[]string{"demo", "--bogus"}, []string{"unknown flag --bogus"}},
 		{[]string{"demo", "--y"}, []string{"--y needs a value"}},
-		{[]string{"encode", "--on-demand=maybe"}, []string{`--on-demand "maybe": want true or false`}},
+		{[]string{"encode", "--on-demand=maybe"}, []string{`--on-demand: want true or false, found "maybe" (a bare --on-demand means true`}},
 		// empty values of required (or refused-empty) paths
 		{[]string{"info", "--model", ""}, []string{"--model: empty path"}},
 		{[]string{"encode", "--patterns", "", "--out", "m"}, []string{"--patterns: empty path"}},
@@ -90,12 +97,14 @@ func TestCountForms(t *testing.T) {
 		{"0", 0, false}, // below the range [1, maxCount]
 		{"1073741825", 0, false},
 	} {
-		v, err := parseCount("--y", c.in, 1, maxCount)
-		if (err == nil) != c.ok || v != c.want {
-			t.Errorf("parseCount(%q) = %d, %v; want %d, ok %v", c.in, v, err, c.want, c.ok)
+		fs := newFlags("t", "", "")
+		v := fs.Count("y", 0, 1, maxCount, "")
+		err := fs.parse(&env{}, []string{"--y", c.in})
+		if (err == nil) != c.ok || *v != c.want {
+			t.Errorf("--y %q: %d, %v; want %d, ok %v", c.in, *v, err, c.want, c.ok)
 		}
 		if err != nil && !strings.HasPrefix(err.Error(), `--y "`+c.in+`": `) {
-			t.Errorf("parseCount(%q): error %q does not name --y and the value", c.in, err)
+			t.Errorf("--y %q: error %q does not name --y and the value", c.in, err)
 		}
 	}
 }
@@ -135,5 +144,20 @@ func TestConfigFileErrors(t *testing.T) {
 	st, _, errOut := drdam(t, "complete", "--images", dir, "--steps", "0")
 	if st != 2 || !strings.Contains(errOut, `--steps "0": out of range`) {
 		t.Errorf("complete --steps 0: status %d, %q", st, errOut)
+	}
+}
+
+// TestEncodeHelpFields: drdam encode --help names every field of the
+// codec (dam.Fields): as its flag where they are equal, else in the
+// flag's help as `config field "no_bias"`.
+func TestEncodeHelpFields(t *testing.T) {
+	st, out, _ := drdam(t, "encode", "--help")
+	if st != 0 {
+		t.Fatalf("encode --help: status %d", st)
+	}
+	for _, f := range dam.Fields() {
+		if !strings.Contains(out, "  --"+f.Name+" ") && !strings.Contains(out, `(config field "`+f.Name+`")`) {
+			t.Errorf("encode --help does not name the field %s", f.Name)
+		}
 	}
 }

@@ -17,10 +17,14 @@ keeps only T = Σ φ(ξ) (F values, whatever the number of patterns) and
 regenerates its random projection from the seed; an MrDAM keeps the
 patterns themselves.
 
+The flags of the model's configuration are the fields of drdam serve's
+configurations (PUT /v1/memories/{name}), with "-" for "_": the same
+names, defaults and forms.
+
 Example:
   drdam encode --patterns letters.csv --beta 30 --y 50000 --out letters.drdam`)
 	enc := cli.EncodeFlags(fs.FlagSet)
-	patterns, out, budget := &enc.Patterns, &enc.Out, enc.MaxMemory
+	patterns, out := &enc.Patterns, &enc.Out
 	fs.require("patterns", "out")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -29,6 +33,7 @@ Example:
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	budget := byteSize(c.MaxMemory)
 	if err := checkFiles([]file{{"patterns", *patterns}}, []file{{"out", *out}}); err != nil {
 		return err
 	}
@@ -42,7 +47,7 @@ Example:
 	if err != nil {
 		return budgetHint(flagError(err))
 	}
-	k, err := storeRows(e, m, rows, *patterns, false, budget)
+	k, err := storeRows(e, m, rows, *patterns, false, &budget)
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func TestOutputsAndInputs(t *testing.T) {
 		{[]string{"recall", "--model", model, "--queries", q, "--out", model}, "names the same file as --model"},
 		{[]string{"add", "--model", model, "--patterns", pat, "--out", pat}, "names the same file as --patterns"},
 		{[]string{"add", "--model", "", "--patterns", pat}, "--model: empty path"},
-		{[]string{"encode", "--patterns", pat, "--out", filepath.Join(dir, "mr.drdam"), "--rep", "mrdam", "--y", "100"}, "--y only apply to a drdam"},
+		{[]string{"encode", "--patterns", pat, "--out", filepath.Join(dir, "mr.drdam"), "--rep", "mrdam", "--y", "100"}, "--y: only applies to a drdam, and rep is mrdam"},
 	} {
 		st, _, errOut := drdam(t, tc.args...)
 		if st != 2 || !strings.Contains(errOut, tc.want) {

@@ -41,23 +41,24 @@ var floors = map[string][]string{
 	// Floor 2: the models.
 	"dam": {"features", "internal/atomicfile", "internal/fwht", "internal/kern", "internal/par", "internal/rng", "internal/sysinfo", "internal/vmath"},
 	// Floor 3: measurement, images, figures, the peers' protocols.
-	"experiment":     {"dam", "features", "metrics", "synth", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
-	"imageio":        {"dataio", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
-	"plots":          {"internal/atomicfile"},
-	"internal/peers": {"dam", "features", "metrics", "synth", "npy", "internal/rng", "internal/cpuid", "internal/sysinfo", "internal/atomicfile"},
+	"experiment": {"dam", "features", "metrics", "synth", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
+	"imageio":    {"dataio", "internal/rng", "internal/atomicfile", "internal/sysinfo"},
+	"plots":      {"internal/atomicfile"},
+	// The peers' protocols, inside the command, their one user.
+	"cmd/drdam/internal/peers": {"dam", "features", "metrics", "synth", "npy", "internal/rng", "internal/cpuid", "internal/sysinfo", "internal/atomicfile"},
 	// Floor 4: the paper.
 	"paper": {"experiment", "plots", "imageio", "dam", "features", "metrics", "dataio", "datasets", "internal/atomicfile"},
 	// The command lines that several commands share (drdam's and
 	// drdam-beam's encode flags).
-	"internal/cli": {"dam", "dataio", "features"},
+	"internal/cli": {"dam", "dataio"},
 	// Floor 4: the memory service, and its API's types (for clients).
 	"serve/api": nil,
-	"serve":     {"dam", "npy", "internal/cli", "internal/atomicfile", "serve/api"},
+	"serve":     {"dam", "npy", "internal/atomicfile", "serve/api"},
 	// The service's Go client: the API's types and .npy bodies, not the
 	// server (its tests and example start one).
 	"client": {"serve/api", "npy"},
 	// Floor 5: the command may use every floor below it.
-	"cmd/drdam": {"paper", "experiment", "internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
+	"cmd/drdam": {"paper", "experiment", "cmd/drdam/internal/peers", "internal/sysinfo", "dam", "features", "metrics", "synth", "dataio", "npy",
 		"imageio", "plots", "internal/atomicfile", "internal/cli", "internal/cpuid", "internal/rng", "serve", "serve/api"},
 	// Beside the command: the programs of measurements (BENCHMARKS.md).
 	"scripts/genpatterns": {"npy", "internal/atomicfile", "internal/rng"},

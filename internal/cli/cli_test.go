@@ -65,11 +65,23 @@ func TestEncodeConfigErrors(t *testing.T) {
 		{[]string{"--precision", "half"}, `--precision: unknown precision "half"`},
 		{[]string{"--basis", "sine"}, `--basis: unknown basis "sine"`},
 		{[]string{"--projection", "x"}, `--projection: `},
-		{[]string{"--rep", "mrdam", "--y", "100", "--seed", "2"}, "--seed, --y only apply to a drdam, and --rep is mrdam"},
+		{[]string{"--no-bias=maybe"}, `--no-bias: want true or false, found "maybe" (a bare --no-bias means true`},
+		{[]string{"--max-memory", "lots"}, `--max-memory: want a size such as 8GiB`},
 	} {
-		e := parse(t, tc.args...)
-		if _, err := e.Config(); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+		fs := flag.NewFlagSet("encode", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		EncodeFlags(fs)
+		err := fs.Parse(tc.args)
+		if err == nil || !strings.HasPrefix(Message(fs, err), tc.want) {
 			t.Errorf("%v: err = %v, want it to start with %q", tc.args, err, tc.want)
+		}
+	}
+	// A DrDAM-only flag with --rep mrdam, in either order: the error
+	// names it.
+	for _, args := range [][]string{{"--rep", "mrdam", "--y", "100", "--seed", "2"}, {"--seed", "2", "--y", "100", "--rep", "mrdam"}} {
+		e := parse(t, args...)
+		if _, err := e.Config(); err == nil || !strings.HasPrefix(err.Error(), "--y: only applies to a drdam, and rep is mrdam") {
+			t.Errorf("%v: err = %v", args, err)
 		}
 	}
 }
@@ -79,6 +91,10 @@ func TestEncodeConfigErrors(t *testing.T) {
 func TestFlagError(t *testing.T) {
 	_, err := dam.Config{D: 3, Beta: 1, Y: 0}.Validate()
 	if got := FlagError(err); !strings.HasPrefix(got.Error(), "--y: ") || !errors.Is(got, err) {
+		t.Errorf("FlagError(%v) = %v", err, got)
+	}
+	_, err = dam.Config{D: 3, Beta: 1, Y: 5, Projection: features.Orthogonal, OnDemand: true}.Validate()
+	if got := FlagError(err); !strings.HasPrefix(got.Error(), "--on-demand: ") {
 		t.Errorf("FlagError(%v) = %v", err, got)
 	}
 	plain := errors.New("x")
@@ -136,17 +152,17 @@ func TestNumberForms(t *testing.T) {
 	}{
 		{[]string{"--y", "2e4", "--seed", "1_000", "--beta", "3.5"}, 20000, 1000, 3.5, ""},
 		{[]string{"--y", "20_000", "--seed", "18446744073709551615"}, 20000, math.MaxUint64, 10, ""},
-		{[]string{"--y", "2.5"}, 0, 0, 0, `--y "2.5": want a whole number from 0 to 1073741824`},
-		{[]string{"--y", "1e12"}, 0, 0, 0, `--y "1e12": out of range`},
-		{[]string{"--seed", "-1"}, 0, 0, 0, `--seed "-1": want a whole number from 0 to 18446744073709551615`},
-		{[]string{"--beta", "NaN"}, 0, 0, 0, `--beta "NaN": want a number`},
+		{[]string{"--y", "2.5"}, 0, 0, 0, `--y: want a whole number from 0 to 1073741824, found "2.5"`},
+		{[]string{"--y", "1e12"}, 0, 0, 0, `--y: out of range`},
+		{[]string{"--seed", "-1"}, 0, 0, 0, `--seed: want a whole number from 0 to 18446744073709551615, found "-1"`},
+		{[]string{"--beta", "NaN"}, 0, 0, 0, `--beta: want a number, found "NaN"`},
 	} {
 		fs := flag.NewFlagSet("t", flag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		e := EncodeFlags(fs)
 		err := fs.Parse(tc.args)
 		if tc.err != "" {
-			if err == nil || !strings.HasPrefix(FlagMessage(err.Error()), tc.err) {
+			if err == nil || !strings.HasPrefix(Message(fs, err), tc.err) {
 				t.Errorf("%v: error %v, want %q", tc.args, err, tc.err)
 			}
 			continue
@@ -155,5 +171,48 @@ func TestNumberForms(t *testing.T) {
 		if err != nil || cerr != nil || c.Y != tc.y || c.Seed != tc.seed || c.Beta != tc.beta {
 			t.Errorf("%v: %v %v, Y %d seed %d β %v", tc.args, err, cerr, c.Y, c.Seed, c.Beta)
 		}
+	}
+}
+
+// TestFlagsAreFields: every field of the codec but d is a flag, named as
+// the field with "-" for "_", with the codec's help and default; a flag
+// whose name is not its field's says the field's name.
+func TestFlagsAreFields(t *testing.T) {
+	fs := flag.NewFlagSet("encode", flag.ContinueOnError)
+	EncodeFlags(fs)
+	for _, f := range dam.Fields() {
+		fl := fs.Lookup(strings.ReplaceAll(f.Name, "_", "-"))
+		if f.Name == "d" {
+			if fl != nil || !strings.Contains(fs.Lookup("patterns").Usage, `config field "d"`) {
+				t.Error("d: a flag, or --patterns does not say it gives d")
+			}
+			continue
+		}
+		if fl == nil {
+			t.Errorf("no flag for field %s", f.Name)
+			continue
+		}
+		if !strings.HasPrefix(fl.Usage, f.Help[:20]) || fl.DefValue != f.Default {
+			t.Errorf("--%s: usage %q, default %q; want the codec's", fl.Name, fl.Usage, fl.DefValue)
+		}
+		if fl.Name != f.Name && !strings.Contains(fl.Usage, `(config field "`+f.Name+`")`) {
+			t.Errorf("--%s does not name its field %s", fl.Name, f.Name)
+		}
+	}
+}
+
+// TestForms: a flag of the flag package's Int, Float64 or Uint64 reads
+// the forms of Count, Number and Seed.
+func TestForms(t *testing.T) {
+	fs := flag.NewFlagSet("t", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	n, x, s := fs.Int("n", 0, ""), fs.Float64("x", 0, ""), fs.Uint64("s", 0, "")
+	fs.VisitAll(Forms)
+	if err := fs.Parse([]string{"--n", "2e4", "--x", "1.5", "--s", "18446744073709551615"}); err != nil || *n != 20000 || *x != 1.5 || *s != math.MaxUint64 {
+		t.Errorf("%v: %d %v %d", err, *n, *x, *s)
+	}
+	err := fs.Parse([]string{"--n", "1e12"})
+	if err == nil || Message(fs, err) != `--n "1e12": out of range; want a whole number from 0 to 1073741824` {
+		t.Errorf("--n 1e12: %v", err)
 	}
 }

@@ -1,13 +1,14 @@
 // Package cli holds what several commands share of their command lines:
-// the flags of encoding a model (drdam encode and drdam-beam encode, in
-// the nested module beam/, take the same flags with the same names,
-// defaults and help), the memory budget flag, and errors that name the
-// flag that set a configuration field.
+// the flags of a model's configuration (drdam encode and drdam-beam
+// encode, in the nested module beam/, take the same flags), a thin
+// adapter over dam.Config's codec (dam.Fields, Config.Set); the one
+// family of number flags (Count, Number, Seed, Bytes) that every command
+// uses; and the wording of flag errors, each naming its flag as typed.
 //
-// It defines flags on a *flag.FlagSet, turns their values into a
-// dam.Config and words the flag package's errors as drdam does
-// (FlagMessage); parsing the command line, and the forms in which numbers
-// may be written, are the command's.
+// The names, defaults, help and parsing of the configuration are the
+// codec's; this package only turns a field's name into a flag (no_bias →
+// --no-bias) and an error about a field into one about its flag
+// ("--y: ...").
 package cli
 
 import (
@@ -18,110 +19,137 @@ import (
 	"strings"
 
 	"github.com/drdam/drdam/dam"
-	"github.com/drdam/drdam/features"
 )
 
 // Encode holds the values of the encode flags that EncodeFlags defines:
 // the patterns to read, the model file to write and the configuration of
 // the model.
 type Encode struct {
-	Patterns  string // --patterns: the file, glob or folder of patterns, one per row
-	Out       string // --out: the model file to write
-	MaxMemory *Bytes // --max-memory: the memory budget (0: dam.DefaultBudget())
+	Patterns string // --patterns: the file, glob or folder of patterns, one per row
+	Out      string // --out: the model file to write
 
-	fs                          *flag.FlagSet
-	rep, sim, basis, proj, prec string
-	beta, eps                   float64
-	y, gen                      int
-	seed                        uint64
-	onDemand, noBias            bool
+	values map[string]string // the configuration flags given: field → text
 }
 
-// EncodeFlags defines the flags of encode on fs (--patterns, --out, --rep,
-// --beta, --similarity, --basis, --y, --projection, --on-demand, --seed,
-// --generator, --no-bias, --eps, --precision and --max-memory) and returns
-// where their values go once fs is parsed.
+// EncodeFlags defines the flags of encode on fs: --patterns, --out, and a
+// flag for every field of the codec (dam.Fields) but d, which the
+// patterns give: --rep, --beta, --similarity, --precision, --max-memory,
+// --y, --basis, --projection, --seed, --generator, --no-bias, --eps and
+// --on-demand. It returns where their values go once fs is parsed.
 func EncodeFlags(fs *flag.FlagSet) *Encode {
-	e := &Encode{fs: fs}
-	fs.StringVar(&e.Patterns, "patterns", "", "file of patterns, one per row (.npy, .csv, .tsv, .txt, .arff or IDX), or a glob (quoted: 'shards/part-*.npy') or a folder of such files")
+	e := &Encode{values: map[string]string{}}
+	fs.StringVar(&e.Patterns, "patterns", "", `file of patterns, one per row (.npy, .csv, .tsv, .txt, .arff or IDX), or a glob (quoted: 'shards/part-*.npy') or a folder of such files; their columns are the model's D (config field "d")`)
 	fs.StringVar(&e.Out, "out", "", "model file to write")
-	fs.StringVar(&e.rep, "rep", "drdam", "representation: drdam (distributed) or mrdam (memory)")
-	e.beta, e.y, e.gen = 10, 20000, int(features.DefaultGenerator)
-	fs.Var(Number{P: &e.beta}, "beta", "inverse temperature β > 0 (10 is the smallest β of the paper's Fig. 3 grid: the higher β, the more features a DrDAM needs for the same error)")
-	fs.StringVar(&e.sim, "similarity", "l2", "energy: l2 (−(1/β) log Σ exp(−β/2‖x−ξ‖²)) or dot (−(1/β) log Σ exp(β⟨ξ,x⟩) + ½‖x‖²)")
-	fs.StringVar(&e.basis, "basis", "sincos", "DrDAM feature basis: "+features.BasisNames())
-	fs.Var(Count{P: &e.y, Max: MaxCount}, "y", "DrDAM number of random projections Y (sincos and expexp have 2Y features; 20000 is the middle of the Y of Fig. 3's quick grid)")
-	fs.StringVar(&e.proj, "projection", "gaussian", "DrDAM random projection: gaussian (iid, dense), orthogonal (ORF, dense) or structured (SORF: O(Y log D) per product, O(Y) memory)")
-	fs.BoolVar(&e.onDemand, "on-demand", false, "DrDAM with the gaussian projection: regenerate its rows from the seed at every evaluation instead of storing them (O(Y+D) memory, much slower)")
-	fs.Var(Seed{P: &e.seed}, "seed", "DrDAM seed of the random projection and shift")
-	fs.Var(Count{P: &e.gen, Max: MaxCount}, "generator", "DrDAM generator version of a dense (gaussian, orthogonal) projection's Gaussians: 2 (vectorized) or 1 (the one of format-1 model files, about twenty times slower); part of the model, like the seed")
-	fs.BoolVar(&e.noBias, "no-bias", false, "DrDAM: do not add the random shift b inside cos/sin")
-	fs.Var(Number{P: &e.eps}, "eps", "DrDAM clip floor ε of φ(x)·T; 0 means the basis default (1e-5 for cos/sincos, 0 for exp/expexp)")
-	fs.StringVar(&e.prec, "precision", "float64", "compute precision: float64 or float32 (about twice as fast; T and results stay float64)")
-	e.MaxMemory = BudgetFlag(fs)
+	for _, f := range dam.Fields() {
+		if f.Name == "d" {
+			continue
+		}
+		fs.Var(&fieldValue{e: e, f: f, text: f.Default}, flagName(f.Name), usage(f))
+	}
 	return e
 }
 
-// Config returns the configuration that the parsed flags describe, with
-// D left 0 (the patterns give it) and not yet validated: dam.New or
-// Config.Validate check its numbers, and FlagError names the flag of a
-// field they refuse. Its errors are mistakes on the command line, each
-// naming its flag as typed: a name that is not a representation,
-// similarity, precision, basis or projection ("--basis: unknown basis
-// \"sine\": ..."), or flags that only apply to a DrDAM given with --rep
-// mrdam.
+// flagName is the flag of a configuration field: its name with "_"
+// written "-".
+func flagName(field string) string { return strings.ReplaceAll(field, "_", "-") }
+
+// usage is the help of a field's flag: the codec's, and the field's name
+// where it is not the flag's.
+func usage(f dam.Field) string {
+	if flagName(f.Name) != f.Name {
+		return fmt.Sprintf("%s (config field %q)", f.Help, f.Name)
+	}
+	return f.Help
+}
+
+// Config returns the configuration that the parsed flags describe: the
+// codec's defaults (dam.DefaultConfig), then the flags given, set by
+// Config.SetAll, with D left 0 (the patterns give it) and not yet
+// validated: dam.New or Config.Validate check its numbers, and FlagError
+// names the flag of a field they refuse. Its error names the flag as
+// typed: a DrDAM-only flag given with --rep mrdam ("--y: only applies to a
+// drdam, and rep is mrdam ...").
 func (e *Encode) Config() (dam.Config, error) {
-	c := dam.Config{Beta: e.beta, Y: e.y, Seed: e.seed, Generator: features.Generator(e.gen), NoBias: e.noBias,
-		Epsilon: e.eps, OnDemand: e.onDemand, MaxMemory: int64(*e.MaxMemory)}
-	var err error
-	if c.Rep, err = dam.ParseRepresentation(e.rep); err != nil {
-		return c, fmt.Errorf("--rep: %w", err)
-	}
-	if c.Similarity, err = dam.ParseSimilarity(e.sim); err != nil {
-		return c, fmt.Errorf("--similarity: %w", err)
-	}
-	if c.Precision, err = dam.ParsePrecision(e.prec); err != nil {
-		return c, fmt.Errorf("--precision: %w", err)
-	}
-	if c.Rep == dam.RepMrDAM {
-		var given []string
-		e.fs.Visit(func(f *flag.Flag) {
-			if drdamOnly[f.Name] {
-				given = append(given, "--"+f.Name)
-			}
-		})
-		if len(given) > 0 {
-			return c, fmt.Errorf("%s only apply to a drdam, and --rep is mrdam", strings.Join(given, ", "))
-		}
-		return c, nil
-	}
-	if c.Basis, err = features.ParseBasis(e.basis); err != nil {
-		return c, fmt.Errorf("--basis: %w", err)
-	}
-	if c.Projection, err = features.ParseProjectionKind(e.proj); err != nil {
-		return c, fmt.Errorf("--projection: %w", err)
+	c := dam.DefaultConfig()
+	if err := c.SetAll(e.values); err != nil {
+		return c, FlagError(err)
 	}
 	return c, nil
 }
 
-// drdamOnly are the flags of encode that only a DrDAM uses.
-var drdamOnly = map[string]bool{"y": true, "basis": true, "projection": true, "on-demand": true, "seed": true, "generator": true, "no-bias": true, "eps": true}
+// fieldValue is the flag.Value of a configuration field: Set checks the
+// text with the codec (Config.Set) and keeps it for Config.
+type fieldValue struct {
+	e    *Encode
+	f    dam.Field
+	text string
+	err  error // the codec's error on the last value, worded for its flag
+}
 
-// configFlags maps dam.Config fields to the flags of encode.
-var configFlags = map[string]string{"MaxMemory": "--max-memory", "Beta": "--beta", "Y": "--y", "Epsilon": "--eps", "Basis": "--basis", "Projection": "--projection", "Similarity": "--similarity", "Rep": "--rep", "Precision": "--precision", "OnDemand": "--on-demand", "Generator": "--generator"}
+// Set checks s with the codec, on the defaults, and keeps it.
+func (v *fieldValue) Set(s string) error {
+	c := dam.DefaultConfig()
+	if err := c.Set(v.f.Name, s); err != nil {
+		v.err = FlagError(err)
+		if v.f.Kind == dam.KindBool {
+			n := flagName(v.f.Name)
+			v.err = fmt.Errorf("%w (a bare --%s means true; write --%s=false for false)", v.err, n, n)
+		}
+		return err
+	}
+	v.err = nil
+	v.text = s
+	v.e.values[v.f.Name] = s
+	return nil
+}
+
+// String returns the text of the value (the default's, until set).
+func (v *fieldValue) String() string {
+	if v == nil {
+		return ""
+	}
+	return v.text
+}
+
+// IsBoolFlag reports whether the flag may be given bare (--no-bias).
+func (v *fieldValue) IsBoolFlag() bool { return v.f.Kind == dam.KindBool }
+
+// TypeName is the type that a usage message shows ("" for a boolean).
+func (v *fieldValue) TypeName() string {
+	if v.f.Kind == dam.KindBool {
+		return ""
+	}
+	return v.f.Kind.String()
+}
 
 // FlagError prefixes an error about a configuration field (a
-// *dam.ConfigError, from Config.Validate, dam.New or a budget check) with
-// the encode flag that set the field, as "--y: ...". Other errors are
+// *dam.ConfigError, from the codec, Config.Validate, dam.New or a
+// budget check) with the flag of the field, as "--y: ...". Other errors,
+// and those about d (which has no flag: the patterns give it), are
 // returned as they are.
 func FlagError(err error) error {
 	var ce *dam.ConfigError
-	if errors.As(err, &ce) {
-		if f, ok := configFlags[ce.Field]; ok {
-			return fmt.Errorf("%s: %w", f, err)
-		}
+	if errors.As(err, &ce) && ce.Field != "d" {
+		return fmt.Errorf("--%s: %w", flagName(ce.Field), err)
 	}
 	return err
+}
+
+// Message words an error of fs.Parse as drdam does: a configuration
+// flag's is the codec's error named by its flag (`--y: want a whole
+// number from 0 to 1073741824, found "2.5"`); the flag package's own
+// messages name the flag with two dashes (FlagMessage).
+func Message(fs *flag.FlagSet, err error) string {
+	var msg string
+	fs.VisitAll(func(f *flag.Flag) {
+		if v, ok := f.Value.(*fieldValue); ok && v.err != nil && msg == "" {
+			msg = v.err.Error()
+		}
+	})
+	if msg != "" {
+		return msg
+	}
+	return FlagMessage(err.Error())
 }
 
 // flagRE matches the flag package's own messages, which name flags with

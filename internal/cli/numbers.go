@@ -1,85 +1,19 @@
 package cli
 
 import (
-	"errors"
-	"fmt"
-	"math"
+	"flag"
 	"strconv"
-	"strings"
+
+	"github.com/drdam/drdam/dam"
 )
 
-// MaxCount bounds every count flag: 2³⁰ (1073741824) is more than any of
-// them can use in memory or time, and a larger value is a typing mistake
-// (--y 1e12 would ask for terabytes).
-const MaxCount = 1 << 30
-
-// CountOf parses s as a whole number in [min, max], written 20000, 2e4 or
-// 20_000. On failure it returns what was wanted, in words.
-func CountOf(s string, min, max int) (int, string) {
-	t := strings.TrimSpace(s)
-	f, err := strconv.ParseFloat(t, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
-		return 0, "want a whole number" + rangeText(min, max)
-	}
-	v, ierr := strconv.ParseInt(strings.ReplaceAll(t, "_", ""), 10, 64)
-	switch {
-	case ierr == nil:
-	case errors.Is(ierr, strconv.ErrRange) || math.IsInf(f, 0) || math.Abs(f) >= 1<<62:
-		return 0, "out of range; want a whole number" + rangeText(min, max)
-	case f != math.Trunc(f) || math.IsNaN(f):
-		return 0, "want a whole number" + rangeText(min, max)
-	default:
-		v = int64(f) // 2e4: exact, since |f| < 2⁶²
-	}
-	if v < int64(min) || v > int64(max) {
-		return 0, "out of range; want a whole number" + rangeText(min, max)
-	}
-	return int(v), ""
-}
-
-// rangeText says which whole numbers a count accepts.
-func rangeText(min, max int) string {
-	switch {
-	case max >= math.MaxInt32 && min == 0:
-		return " ≥ 0"
-	case max >= math.MaxInt32:
-		return fmt.Sprintf(" ≥ %d", min)
-	default:
-		return fmt.Sprintf(" from %d to %d", min, max)
-	}
-}
-
-// NumberOf parses s as a finite number that ok accepts (nil: any; want
-// says which, e.g. "> 0"). On failure it returns what was wanted, in
-// words.
-func NumberOf(s string, ok func(float64) bool, want string) (float64, string) {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if want != "" {
-		want = " " + want
-	}
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || (ok != nil && !ok(v)) {
-		return 0, "want a number" + want
-	}
-	return v, ""
-}
-
-// SeedOf parses s as a seed: a whole number from 0 to 2⁶⁴−1, also written
-// 1e6 or 1_000. On failure it returns what was wanted, in words.
-func SeedOf(s string) (uint64, string) {
-	t := strings.ReplaceAll(strings.TrimSpace(s), "_", "")
-	if v, err := strconv.ParseUint(t, 10, 64); err == nil {
-		return v, ""
-	}
-	f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || f < 0 || f != math.Trunc(f) || f >= 1<<53 {
-		return 0, fmt.Sprintf("want a whole number from 0 to %d", uint64(math.MaxUint64))
-	}
-	return uint64(f), ""
-}
+// MaxCount bounds every count flag (dam.MaxCount, 2³⁰): more is a typing
+// mistake that would ask for terabytes.
+const MaxCount = dam.MaxCount
 
 // Count is a flag.Value for a whole number in [Min, Max], written 20000,
-// 2e4 or 20_000. Set's error says what is wanted ("want a whole number ≥
-// 1"); FlagMessage puts the flag and the value before it.
+// 2e4 or 20_000 (dam.ParseCount). Set's error says what is wanted ("want
+// a whole number ≥ 1"); FlagMessage puts the flag and the value before it.
 type Count struct {
 	P        *int
 	Min, Max int
@@ -87,14 +21,15 @@ type Count struct {
 
 // Set parses a count.
 func (c Count) Set(s string) error {
-	v, want := CountOf(s, c.Min, c.Max)
-	if want != "" {
-		return errors.New(want)
+	v, err := dam.ParseCount(s, c.Min, c.Max)
+	if err != nil {
+		return err
 	}
 	*c.P = v
 	return nil
 }
 
+// String returns the count in decimal.
 func (c Count) String() string {
 	if c.P == nil {
 		return "0"
@@ -106,10 +41,10 @@ func (c Count) String() string {
 func (c Count) Get() any { return *c.P }
 
 // TypeName is the type that a usage message shows.
-func (c Count) TypeName() string { return "int" }
+func (c Count) TypeName() string { return dam.KindCount.String() }
 
 // Number is a flag.Value for a finite number that OK accepts (nil: any),
-// Want saying which in words ("> 0").
+// Want saying which in words ("> 0") (dam.ParseNumber).
 type Number struct {
 	P    *float64
 	OK   func(float64) bool
@@ -118,14 +53,15 @@ type Number struct {
 
 // Set parses a number.
 func (n Number) Set(s string) error {
-	v, want := NumberOf(s, n.OK, n.Want)
-	if want != "" {
-		return errors.New(want)
+	v, err := dam.ParseNumber(s, n.OK, n.Want)
+	if err != nil {
+		return err
 	}
 	*n.P = v
 	return nil
 }
 
+// String returns the number as %g writes it.
 func (n Number) String() string {
 	if n.P == nil {
 		return "0"
@@ -137,21 +73,23 @@ func (n Number) String() string {
 func (n Number) Get() any { return *n.P }
 
 // TypeName is the type that a usage message shows.
-func (n Number) TypeName() string { return "float" }
+func (n Number) TypeName() string { return dam.KindNumber.String() }
 
-// Seed is a flag.Value for a seed (SeedOf).
+// Seed is a flag.Value for a seed: a whole number from 0 to 2⁶⁴−1, also
+// written 1e6 or 1_000 (dam.ParseSeed).
 type Seed struct{ P *uint64 }
 
 // Set parses a seed.
 func (s Seed) Set(v string) error {
-	x, want := SeedOf(v)
-	if want != "" {
-		return errors.New(want)
+	x, err := dam.ParseSeed(v)
+	if err != nil {
+		return err
 	}
 	*s.P = x
 	return nil
 }
 
+// String returns the seed in decimal.
 func (s Seed) String() string {
 	if s.P == nil {
 		return "0"
@@ -163,4 +101,97 @@ func (s Seed) String() string {
 func (s Seed) Get() any { return *s.P }
 
 // TypeName is the type that a usage message shows.
-func (s Seed) TypeName() string { return "uint" }
+func (s Seed) TypeName() string { return dam.KindSeed.String() }
+
+// Bytes is a flag.Value for a number of bytes written with an optional
+// binary or decimal unit: 512MiB, 8GiB, 8G (GiB), 2e9 (bytes)
+// (dam.ParseBytes).
+type Bytes int64
+
+// String writes the size with a binary unit, or "" for 0.
+func (b *Bytes) String() string {
+	if b == nil || *b == 0 {
+		return ""
+	}
+	return dam.Bytes(float64(*b))
+}
+
+// Set parses a size.
+func (b *Bytes) Set(s string) error {
+	v, err := dam.ParseBytes(s)
+	if err != nil {
+		return err
+	}
+	*b = Bytes(v)
+	return nil
+}
+
+// TypeName is the type that a usage message shows.
+func (b *Bytes) TypeName() string { return dam.KindBytes.String() }
+
+// Forms makes a flag defined with the flag package's Int, Float64 or
+// Uint64 read its value as Count (in [0, MaxCount]: every such flag of
+// drdam is a count), Number and Seed do, so that every flag takes the
+// same forms (2e4, 20_000) and reports a bad value the same way. Other
+// flags, and those of this package, are left as they are.
+func Forms(fl *flag.Flag) {
+	g, ok := fl.Value.(flag.Getter)
+	if _, typed := fl.Value.(interface{ TypeName() string }); !ok || typed {
+		return
+	}
+	switch g.Get().(type) {
+	case int:
+		fl.Value = &forms{inner: fl.Value, kind: dam.KindCount}
+	case float64:
+		fl.Value = &forms{inner: fl.Value, kind: dam.KindNumber}
+	case uint64:
+		fl.Value = &forms{inner: fl.Value, kind: dam.KindSeed}
+	}
+}
+
+// forms is the flag package's Int, Float64 or Uint64 value, parsed as
+// Count, Number or Seed parse (Set passes it the canonical form).
+type forms struct {
+	inner flag.Value
+	kind  dam.FieldKind
+}
+
+// Set parses v and sets the inner value to it.
+func (w *forms) Set(v string) error {
+	var canon string
+	switch w.kind {
+	case dam.KindCount:
+		n, err := dam.ParseCount(v, 0, MaxCount)
+		if err != nil {
+			return err
+		}
+		canon = strconv.Itoa(n)
+	case dam.KindNumber:
+		x, err := dam.ParseNumber(v, nil, "")
+		if err != nil {
+			return err
+		}
+		canon = strconv.FormatFloat(x, 'g', -1, 64)
+	default:
+		x, err := dam.ParseSeed(v)
+		if err != nil {
+			return err
+		}
+		canon = strconv.FormatUint(x, 10)
+	}
+	return w.inner.Set(canon)
+}
+
+// String returns the inner value's String.
+func (w *forms) String() string {
+	if w.inner == nil {
+		return "0"
+	}
+	return w.inner.String()
+}
+
+// Get returns the inner value (flag.Getter).
+func (w *forms) Get() any { return w.inner.(flag.Getter).Get() }
+
+// TypeName is the type that a usage message shows.
+func (w *forms) TypeName() string { return w.kind.String() }

@@ -3,9 +3,9 @@
 // alone and none of the server's dependencies.
 package api
 
-// Config is the configuration of a memory: the fields of drdam encode's
-// flags, with their names (a hyphen written as an underscore: no_bias,
-// on_demand) and defaults, and D. PUT /v1/memories/{name} takes it; GET
+// Config is the configuration of a memory: the fields of dam.Config's
+// codec (dam.Fields, which drdam encode's flags also are, with "-" for
+// "_"), with their names and defaults, but max_memory (the server's). PUT /v1/memories/{name} takes it; GET
 // returns it, with the DrDAM-only fields left out of an MrDAM's.
 type Config struct {
 	Rep        string  `json:"rep,omitempty"`        // drdam (default) or mrdam

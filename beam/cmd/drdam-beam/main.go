@@ -114,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "drdam-beam: %s\n", cli.FlagMessage(err.Error()))
+		fmt.Fprintf(stderr, "drdam-beam: %s\n", cli.Message(flag.CommandLine, err))
 		return 2
 	}
 	// A worker started by a runner runs Beam's harness here, and exits.
@@ -231,6 +231,9 @@ func printFlags(w io.Writer, names []string) {
 			continue
 		}
 		typ, use := flag.UnquoteUsage(f)
+		if t, ok := f.Value.(interface{ TypeName() string }); ok {
+			typ = t.TypeName() // the codec's kind: int, float, size, …
+		}
 		def := ""
 		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
 			def = fmt.Sprintf(" (default %s)", f.DefValue)

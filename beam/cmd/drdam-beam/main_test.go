@@ -163,6 +163,8 @@ func TestErrors(t *testing.T) {
 		{[]string{"encode", "--out", out}, 2, "missing --patterns"},
 		{[]string{"encode", "--patterns", dir, "--out", out, "--basis", "sine"}, 2, `--basis: unknown basis "sine"`},
 		{[]string{"encode", "--bogus"}, 2, "unknown flag --bogus"},
+		{[]string{"encode", "--patterns", dir, "--out", out, "--y", "2.5"}, 2, `--y: want a whole number from 0 to 1073741824, found "2.5"`},
+		{[]string{"encode", "--patterns", dir, "--out", out, "--no-bias=maybe"}, 2, `--no-bias: want true or false, found "maybe"`},
 		{[]string{"encode", "--patterns", dir, "--out", out, "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"decode"}, 2, `unknown command "decode"`},
 		{[]string{"encode", "--patterns", dir, "--out", out, "--y", "0"}, 1, "--y: number of random features Y must be positive"},

@@ -104,9 +104,6 @@ func TestMeasureBench(t *testing.T) {
 				t.Run(c.Name+"/"+phase+"/"+prec.String(), func(t *testing.T) {
 					res, err := Measure(c, phase, prec, Options{Repeats: 3, Warmup: 1, Seed: 7}, io.Discard)
 					if err != nil {
-						if prec == dam.Float32 {
-							t.Skipf("float32 not available yet: %v", err)
-						}
 						t.Fatal(err)
 					}
 					b, err := json.Marshal(res)

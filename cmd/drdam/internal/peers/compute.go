@@ -334,7 +334,7 @@ func compute(log io.Writer, in *Inputs, p Params, skipMR bool) (map[string]Array
 			return nil, nil, err
 		}
 		if err := mr.Add(in.xi); err != nil {
-			return nil, nil, fmt.Errorf("Xi: %w", err)
+			return nil, nil, fmt.Errorf("the memories Xi: %w", err)
 		}
 		if err := run("mr", mr, "mrdam"); err != nil {
 			return nil, nil, err
@@ -344,7 +344,7 @@ func compute(log io.Writer, in *Inputs, p Params, skipMR bool) (map[string]Array
 	if len(p.Kernels) > 0 {
 		var err error
 		if proj, err = features.NewDense(in.s, in.y, d); err != nil {
-			return nil, nil, fmt.Errorf("S: %w", err)
+			return nil, nil, fmt.Errorf("the projection S: %w", err)
 		}
 	}
 	for _, k := range p.Kernels {
@@ -363,7 +363,7 @@ func compute(log io.Writer, in *Inputs, p Params, skipMR bool) (map[string]Array
 			return nil, nil, err
 		}
 		if err := dr.Add(in.xi); err != nil {
-			return nil, nil, fmt.Errorf("Xi: %w", err)
+			return nil, nil, fmt.Errorf("the memories Xi: %w", err)
 		}
 		prefix := "dr_" + k
 		timings[prefix+"_encode"] = time.Since(t0).Seconds()
