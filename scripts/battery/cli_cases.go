@@ -138,7 +138,7 @@ func cliCases() []tcase {
 		}),
 	)
 	for _, f := range [][]string{{"--y", "5000"}, {"--basis", "exp"}, {"--projection", "structured"}, {"--on-demand"}, {"--seed", "3"}, {"--no-bias"}, {"--eps", "0.001"}} {
-		add(cl("model/mrdam-with"+f[0], "cli/model", enc(append([]string{"--rep", "mrdam"}, f...)...)...).fix("p.csv").writesNot("o.drdam").names(f[0]).doc("only apply to a drdam"))
+		add(cl("model/mrdam-with"+f[0], "cli/model", enc(append([]string{"--rep", "mrdam"}, f...)...)...).fix("p.csv").writesNot("o.drdam").names(f[0]).doc("only applies to a drdam"))
 	}
 	for _, m := range []struct{ file, why string }{
 		{"badmagic.drdam", "bad magic"}, {"trunc.drdam", "truncated"}, {"header.drdam", "cut in its header"}, {"checksum.drdam", "a byte flipped"},
