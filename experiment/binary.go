@@ -565,7 +565,7 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 	}
 	var rows []Row
 	for ki, key := range keys {
-		for s, set := range QuerySets {
+		for s, set := range QuerySets() {
 			// The moved queries are fewer than nq·ns and not in equal
 			// groups per projection seed: their s.e. is across queries.
 			rows = append(rows, summarize(key, set, MetricHamming, h[ki][s], ns), summarize(key, set, MetricStalled, st[ki][s], ns),

@@ -247,7 +247,7 @@ func runStep(mr, dr dam.Model, x0, e0 []float64, d int, eta float64, l int, p me
 // divergence and a bound).
 func logRatioMaxRows(key Key, metric string, r *stepRun, nq int) []Row {
 	var rows []Row
-	for s, set := range QuerySets {
+	for s, set := range QuerySets() {
 		m := math.NaN()
 		for q := s * nq; q < (s+1)*nq; q++ {
 			if lr := math.Log(r.div[q]) - r.logBound[q]; !math.IsNaN(lr) && !math.IsInf(lr, 0) && !(lr <= m) {
@@ -263,8 +263,8 @@ func logRatioMaxRows(key Key, metric string, r *stepRun, nq int) []Row {
 // perSet returns the rows of metric summarizing v (3nq values: nq per
 // query set) per set.
 func perSet(key Key, metric string, v []float64, nq int) []Row {
-	rows := make([]Row, len(QuerySets))
-	for s, set := range QuerySets {
+	rows := make([]Row, len(QuerySets()))
+	for s, set := range QuerySets() {
 		rows[s] = summarize(key, set, metric, v[s*nq:(s+1)*nq], 1)
 	}
 	return rows

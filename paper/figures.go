@@ -235,7 +235,7 @@ func dByQueries(rows []experiment.Row, g gridLayout) *plots.Figure {
 	}
 	ds := values(sel, func(r experiment.Row) int { return r.D })
 	betas := values(sel, func(r experiment.Row) float64 { return r.Beta })
-	sets := experiment.QuerySets
+	sets := experiment.QuerySets()
 	f := &plots.Figure{Title: g.title, Rows: len(ds), Cols: len(sets), ShareX: true, ShareY: true}
 	caption := []string{barsNote(sums)}
 	if g.fit {

@@ -45,7 +45,7 @@ func figGridRows(ms []string, ys, ks []int) []experiment.Row {
 			for _, b := range []float64{10, 50} {
 				for _, k := range ks {
 					for _, y := range ys {
-						for _, q := range append(slices.Clone(experiment.QuerySets), experiment.Guess) {
+						for _, q := range append(slices.Clone(experiment.QuerySets()), experiment.Guess) {
 							for _, m := range ms {
 								c := 1.0
 								switch {

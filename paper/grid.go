@@ -3,6 +3,7 @@ package paper
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,10 +69,10 @@ func PrepareGrid(x *Experiment, s Spec, dir string, fresh, estimateOnly bool) (*
 	r.Spec.Seeds = max(len(s.seedList()), len(experiment.Seeds(r.rows)))
 	// A plan made with the default rates checks s before the calibration's
 	// second is spent.
-	if _, err := r.replicates(prec, experiment.DefaultRates, done); err != nil {
+	if _, err := r.replicates(prec, experiment.DefaultRates(), done); err != nil {
 		return nil, err
 	}
-	rates, err := experiment.Calibrate(prec)
+	rates, err := experiment.Calibrate(context.Background(), prec)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func (r *GridRun) Run(progress Progress) (*Result, error) {
 		}
 	}
 	rows := r.rows
-	err := r.Plan.Run(func(new []experiment.Row) error {
+	err := r.Plan.Run(context.Background(), func(new []experiment.Row) error {
 		rows = append(rows, new...)
 		return experiment.WriteRows(ptsPath, rows)
 	}, func(d, total float64, label string) {

@@ -133,12 +133,12 @@ func ObserveBeta(rows []experiment.Row) Finding {
 	}
 	lo, hi := bs[0], bs[len(bs)-1]
 	var vs []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		xs := perSeed(rows, func(rs []experiment.Row) float64 {
 			num, den := betaPairs(rs, q, errorMetrics, hi, lo)
 			return meanLogRatio(num, den)
 		})
-		t := decide(xs, above, 0, 0, len(experiment.QuerySets))
+		t := decide(xs, above, 0, 0, len(experiment.QuerySets()))
 		if t.verdict == NotMeasured {
 			continue
 		}
@@ -373,7 +373,7 @@ func ObserveK(rows []experiment.Row) Finding {
 		return stat.Mean(ps, nil)
 	}
 	var vs []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		xs := perSeed(rows, func(rs []experiment.Row) float64 { return slope(rs, q) })
 		t := decide(xs, above, 0, 0, 2)
 		if t.verdict == NotMeasured {
@@ -580,7 +580,7 @@ func ObserveBound(rows []experiment.Row) Finding {
 				if c, ok := ix.get(k, experiment.Pairs, experiment.MetricC1); ok {
 					c1s = append(c1s, c.Mean)
 				}
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					g, ok1 := ix.get(k, q, experiment.MetricGradient)
 					bd, ok2 := ix.get(k, q, experiment.MetricBound)
 					if ok1 && ok2 && bd.Mean > 0 && g.Mean > 0 {

@@ -140,7 +140,7 @@ func (c retrievalCell) context() string {
 		return stat.Mean(v, nil), true
 	}
 	var parts []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		if h, ok := mean(q, experiment.MetricHamming); ok {
 			parts = append(parts, fmt.Sprintf("%s %.3f", q, h))
 		}
@@ -150,7 +150,7 @@ func (c retrievalCell) context() string {
 		s += fmt.Sprintf("; MrDAM itself does not keep the stored patterns here: its fixed points from them differ from them in %.0f%% of the bits", 100*mr)
 	}
 	var stalled []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		if st, ok := mean(q, experiment.MetricStalled); ok && st > 0 {
 			stalled = append(stalled, fmt.Sprintf("%.0f%% %s", 100*st, q))
 		}

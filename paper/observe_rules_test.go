@@ -36,7 +36,7 @@ func energyRows(bs []float64, ys []int, f func(i int, d int, b float64, y int, q
 		for _, d := range []int{30, 100, 1000} {
 			for _, b := range bs {
 				for _, y := range ys {
-					for _, q := range append(experiment.QuerySets, experiment.Guess) {
+					for _, q := range append(experiment.QuerySets(), experiment.Guess) {
 						for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricBound} {
 							if m == experiment.MetricBound && q == experiment.Guess {
 								continue
@@ -158,7 +158,7 @@ func TestRuleK(t *testing.T) {
 		var rows []experiment.Row
 		for i, s := range testSeeds {
 			for _, k := range []int{50, 200, 1000} {
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					for _, m := range errorMetrics {
 						rows = append(rows, row(s, 30, k, 1000, 10, "sincos", "gaussian", q, m, math.Pow(float64(k), p+0.02*shift[i])))
 					}
@@ -213,7 +213,7 @@ func retrievalRows(far, atNear, moved func(i int) float64) []experiment.Row {
 	for i, s := range testSeeds {
 		for _, d := range []int{30, 100} {
 			for _, b := range []float64{10, 50} {
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					h := atNear(i)
 					if q == experiment.Far {
 						h = far(i)

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"context"
 	"github.com/drdam/drdam/experiment"
 	"slices"
 	"strings"
@@ -34,7 +35,7 @@ func runPlan(t *testing.T, p *experiment.Plan, err error) []experiment.Row {
 		t.Fatal(err)
 	}
 	var rows []experiment.Row
-	if err := p.Run(func(r []experiment.Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
+	if err := p.Run(context.Background(), func(r []experiment.Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	return rows
@@ -74,7 +75,7 @@ func requireVerdict(t *testing.T, f Finding, want string) {
 func TestObservationsEnergy(t *testing.T) {
 	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
 		g := experiment.BinaryGrid{Ds: []int{32, 256}, Ks: []int{100}, Betas: []float64{10, 50}, Ys: []int{8000, 32000}, Flip: 0.1, Seed: seed, Bound: true}
-		return experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+		return experiment.EnergyPlan(g, experiment.DefaultRates(), nil)
 	})
 	// Per seed and configuration: 4 sets × 2 metrics, C₁, and 3 bounds.
 	if want := 3 * 2 * 1 * 2 * 2 * (4*2 + 1 + 3); len(rows) != want {
@@ -112,7 +113,7 @@ func TestObservationsEnergy(t *testing.T) {
 func TestObservationK(t *testing.T) {
 	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
 		g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{10, 40, 160}, Betas: []float64{40}, Ys: []int{2000}, Flip: 0.1, Seed: seed}
-		return experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+		return experiment.EnergyPlan(g, experiment.DefaultRates(), nil)
 	})
 	requireVerdict(t, ObserveK(rows), Holds)
 }
@@ -141,7 +142,7 @@ func TestObservationBases(t *testing.T) {
 		g := experiment.BasisGrid{Data: x, D: d, Stored: 100, New: 50, Betas: []float64{10, 30}, Ys: []int{2000},
 			Bases:       []features.Basis{features.Cos, features.SinCos, features.Exp, features.ExpExp},
 			Projections: []features.ProjectionKind{features.Gaussian}, Seed: seed}
-		return experiment.BasisPlan(g, experiment.DefaultRates, nil)
+		return experiment.BasisPlan(g, experiment.DefaultRates(), nil)
 	})
 	if want := 3 * 4 * 2 * 2 * 2; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
@@ -157,7 +158,7 @@ func TestObservationBases(t *testing.T) {
 func TestObservationRetrieval(t *testing.T) {
 	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
 		g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: seed + 4}
-		return experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates, nil)
+		return experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates(), nil)
 	})
 	requireVerdict(t, ObserveRetrieval(rows), Holds)
 }

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -112,13 +113,13 @@ func RunComparison(c ComparisonSpec, dir, command, version string, progress Prog
 	}
 	g := experiment.BinaryGrid{Ds: c.Ds, Ks: []int{c.K}, Betas: c.Betas, Ys: c.Ys, Projections: c.Projections, Basis: c.Basis,
 		Flip: c.Flip, Seed: c.Seed, Seeds: c.Seeds, Control: c.Control, Precision: c.Precision}
-	plan, err := experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+	plan, err := experiment.EnergyPlan(g, experiment.DefaultRates(), nil)
 	if err != nil {
 		return "", err
 	}
 	start := time.Now()
 	var rows []experiment.Row
-	if err := plan.Run(func(r []experiment.Row) error { rows = append(rows, r...); return nil }, progress); err != nil {
+	if err := plan.Run(context.Background(), func(r []experiment.Row) error { rows = append(rows, r...); return nil }, progress); err != nil {
 		return "", err
 	}
 	pts := comparisonPoints(rows, c.Seeds)
@@ -216,7 +217,7 @@ func eachRow(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec, f func(k rat
 	for _, d := range c.Ds {
 		for _, beta := range c.Betas {
 			for _, y := range c.Ys {
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					k := ratioKey{d, beta, y, q}
 					f(k, by[k])
 				}

@@ -69,7 +69,7 @@ func checkGrid(t *testing.T, x *Experiment) {
 		if err != nil || s.Experiment != x.Name || s.Scale != scale {
 			t.Fatalf("%s %s: %+v: %v", x.Name, scale, s, err)
 		}
-		p, err := x.Plan(s, prec, experiment.DefaultRates, nil)
+		p, err := x.Plan(s, prec, experiment.DefaultRates(), nil)
 		if err != nil || len(p.Tasks) == 0 {
 			t.Errorf("%s %s: plan %v", x.Name, scale, err)
 		}

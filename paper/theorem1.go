@@ -306,8 +306,8 @@ func Theorem1Figures(rows []experiment.Row) map[string]*plots.Figure {
 	ds := values(rows, func(r experiment.Row) int { return r.D })
 	betas := values(rows, func(r experiment.Row) float64 { return r.Beta })
 	grid := func(title, ylabel string, panel func(p *plots.Panel, d int, q experiment.QuerySet)) *plots.Figure {
-		f := &plots.Figure{Title: title, Rows: len(experiment.QuerySets), Cols: len(ds), ShareX: true, ShareY: true}
-		for _, q := range experiment.QuerySets {
+		f := &plots.Figure{Title: title, Rows: len(experiment.QuerySets()), Cols: len(ds), ShareX: true, ShareY: true}
+		for _, q := range experiment.QuerySets() {
 			for _, d := range ds {
 				p := plots.Panel{Title: fmt.Sprintf("%s, D = %d", q, d), XLabel: "Y", YLabel: ylabel, LogX: true, LogY: true}
 				panel(&p, d, q)

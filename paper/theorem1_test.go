@@ -18,7 +18,7 @@ func theorem1Rows(cor, user []float64) []experiment.Row {
 	for i := range cor {
 		seed := experiment.ReplicateSeed(1, i)
 		for _, y := range []int{1000, 4000} {
-			for s, q := range experiment.QuerySets {
+			for s, q := range experiment.QuerySets() {
 				for _, m := range []struct {
 					metric string
 					v      float64
@@ -75,7 +75,7 @@ func TestTheorem1Run(t *testing.T) {
 	for i := range 3 {
 		seed := experiment.ReplicateSeed(1, i)
 		s.Seed = seed
-		p, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates, nil)
+		p, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func TestTheorem1Refuses(t *testing.T) {
 	} {
 		s := theorem1.Spec("quick")
 		c.set(&s)
-		if _, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates, nil); err == nil || !strings.Contains(err.Error(), c.flag) {
+		if _, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates(), nil); err == nil || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("error %v, want one naming %s", err, c.flag)
 		}
 	}
