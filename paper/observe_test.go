@@ -12,7 +12,7 @@ import (
 )
 
 // runSeeds runs the plan that mk makes for each of n replicate seeds
-// (experiment.ReplicateSeed(1, i)), as PrepareGrid does, and returns the
+// (experiment.ReplicateSeed(1, i)), as a grid experiment's Run does, and returns the
 // rows of all of them.
 func runSeeds(t *testing.T, n int, mk func(seed uint64) (*experiment.Plan, error)) []experiment.Row {
 	t.Helper()

@@ -62,11 +62,16 @@ rerun skips what is done; --fresh starts over.`)
 		}
 		results = append(results, r)
 	}
-	total := time.Since(start)
+	return writeReport(e, results, *scale, *out, time.Since(start))
+}
+
+// writeReport writes OUT/REPORT.md of the results of a reproduce run and
+// says so.
+func writeReport(e *env, results []*paper.Result, scale, out string, total time.Duration) error {
 	host, _ := os.Hostname()
 	m := paper.Machine{Host: host, OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), CPU: cmp.Or(sysinfo.CPUModel(), "unknown CPU")}
-	path := filepath.Join(*out, "REPORT.md")
-	if err := writeText(path, paper.Report(results, *scale, versionString(), m, total)); err != nil {
+	path := filepath.Join(out, "REPORT.md")
+	if err := writeText(path, paper.Report(results, scale, versionString(), m, total)); err != nil {
 		return err
 	}
 	grids := 0
