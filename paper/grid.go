@@ -100,8 +100,11 @@ func (x *gridExperiment) Params(scale string) *Params {
 	ps.add("fresh", switchValue{&c.fresh}, "", "discard the results in --out and start over")
 	ps.add("estimate", switchValue{&c.estimate}, "", "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about two seconds), and stop")
 	if q.uses(usesData) {
-		ps.add("bases", listValue[string]{&c.spec.Bases, words}, "string", "comma-separated bases (default: "+strings.Join(q.Bases, ",")+")").Default = ""
-		ps.add("projections", listValue[string]{&c.spec.Projections, words}, "string", "comma-separated projections (default: "+strings.Join(q.Projections, ",")+")").Default = ""
+		bases, kinds := parsedList(q.Bases, features.ParseBasis), parsedList(q.Projections, features.ParseProjectionKind)
+		b := ps.add("bases", basesValue(&bases), "string", "comma-separated bases (default: "+strings.Join(q.Bases, ",")+")")
+		b.Default, b.apply = "", func() { c.spec.Bases = textsOf(bases) }
+		k := ps.add("projections", projectionsValue(&kinds), "string", "comma-separated projections (default: "+strings.Join(q.Projections, ",")+")")
+		k.Default, k.apply = "", func() { c.spec.Projections = textsOf(kinds) }
 		ps.add("data", stringValue{&c.spec.Data}, "string", "data set: letter (embedded UCI Letter) or a .arff, .csv, .tsv, .txt or .npy file of numeric rows")
 		ps.add("stored", countValue{&c.spec.Stored, 1, cli.MaxCount}, "int", "data points stored")
 		ps.add("new", countValue{&c.spec.New, 1, cli.MaxCount}, "int", "data points used as new patterns")
@@ -109,7 +112,10 @@ func (x *gridExperiment) Params(scale string) *Params {
 	if q.uses(usesBinary) {
 		basis, _ := features.ParseBasis(q.Basis)
 		ps.add("basis", basisValue(&basis), "string", note("basis", "feature basis: "+features.BasisNames())).apply = func() { c.spec.Basis = basis.String() }
-		ps.add("projection", stringValue{&c.spec.Projection}, "string", note("projection", "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)"))
+		// One kind, or a list where the experiment reads one (break-even).
+		kinds := parsedList(strings.Split(q.Projection, ","), features.ParseProjectionKind)
+		ps.add("projection", projectionsValue(&kinds), "string", note("projection", "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)")).
+			apply = func() { c.spec.Projection = joinList(kinds) }
 		ps.add("flip", numberValue{&c.spec.Flip, isFraction, "from 0 to 1"}, "float", "fraction of bits flipped for the near queries")
 	}
 	if q.uses(usesRetrieval) {
@@ -120,9 +126,6 @@ func (x *gridExperiment) Params(scale string) *Params {
 	}
 	return ps
 }
-
-// words accepts any non-empty word, for lists checked by the plan.
-func words(s string) (string, string) { return s, "" }
 
 // gridSpecFields maps each parameter of a grid experiment that sets a
 // field of Spec to that field.

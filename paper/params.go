@@ -268,6 +268,9 @@ func joinList[T any](v []T) string {
 	return strings.Join(s, ",")
 }
 
+// words accepts any non-empty word (file names).
+func words(s string) (string, string) { return s, "" }
+
 // counts returns a list of counts ≥ 1 (the axes D, K, Y).
 func counts(p *[]int) listValue[int] {
 	return listValue[int]{p, func(s string) (int, string) { return cli.CountOf(s, 1, cli.MaxCount) }}
@@ -310,28 +313,70 @@ func precisionValue(p *dam.Precision) enumValue[dam.Precision] {
 	return enumValue[dam.Precision]{p, dam.ParsePrecision}
 }
 
-// projectionsValue is a list of distinct projection kinds.
-type projectionsValue struct{ p *[]features.ProjectionKind }
+// enumListValue is a non-empty comma-separated list of distinct names of
+// an enumeration (bases, projection kinds).
+type enumListValue[T interface {
+	comparable
+	fmt.Stringer
+}] struct {
+	p     *[]T
+	parse func(string) (T, error)
+}
 
-func (v projectionsValue) MarshalText() ([]byte, error) { return []byte(joinList(*v.p)), nil }
+func (v enumListValue[T]) MarshalText() ([]byte, error) { return []byte(joinList(*v.p)), nil }
 
-func (v projectionsValue) UnmarshalText(b []byte) error {
-	var kinds []features.ProjectionKind
+func (v enumListValue[T]) UnmarshalText(b []byte) error {
+	var xs []T
 	for _, s := range strings.Split(string(b), ",") {
 		if s = strings.TrimSpace(s); s == "" {
 			continue
 		}
-		k, err := features.ParseProjectionKind(s)
+		x, err := v.parse(s)
 		if err != nil {
 			return err
 		}
-		if slices.Contains(kinds, k) {
-			return fmt.Errorf("%v is listed twice", k)
+		if slices.Contains(xs, x) {
+			return fmt.Errorf("%v is listed twice", x)
 		}
-		kinds = append(kinds, k)
+		xs = append(xs, x)
 	}
-	*v.p = kinds
+	if len(xs) == 0 {
+		return refuse(string(b), "empty list")
+	}
+	*v.p = xs
 	return nil
+}
+
+// projectionsValue and basesValue are lists of projection kinds and of
+// bases.
+func projectionsValue(p *[]features.ProjectionKind) enumListValue[features.ProjectionKind] {
+	return enumListValue[features.ProjectionKind]{p, features.ParseProjectionKind}
+}
+
+func basesValue(p *[]features.Basis) enumListValue[features.Basis] {
+	return enumListValue[features.Basis]{p, features.ParseBasis}
+}
+
+// parsedList returns the names of ss parsed by parse (the text of a
+// Spec's list), leaving out those that do not parse: the plan reports
+// them.
+func parsedList[T any](ss []string, parse func(string) (T, error)) []T {
+	var xs []T
+	for _, s := range ss {
+		if x, err := parse(strings.TrimSpace(s)); err == nil {
+			xs = append(xs, x)
+		}
+	}
+	return xs
+}
+
+// textsOf returns the names of xs, as a Spec holds them.
+func textsOf[T fmt.Stringer](xs []T) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = x.String()
+	}
+	return out
 }
 
 // isPositive, isNonNegative and isFraction are the ranges of numbers.

@@ -76,7 +76,7 @@ func (x *comparisonExperiment) Params(string) *Params {
 	ps.add("d", counts(&c.Ds), "string", "comma-separated dimensions D")
 	ps.add("beta", positives(&c.Betas), "string", "comma-separated inverse temperatures β")
 	ps.add("y", counts(&c.Ys), "string", "comma-separated numbers of random projections Y")
-	ps.add("projections", projectionsValue{&c.Projections}, "string", "comma-separated projections (the first is the reference of the ratios)")
+	ps.add("projections", projectionsValue(&c.Projections), "string", "comma-separated projections (the first is the reference of the ratios)")
 	ps.add("basis", basisValue(&c.Basis), "string", "feature basis: "+features.BasisNames())
 	ps.add("flip", numberValue{&c.Flip, isFraction, "from 0 to 1"}, "float", "fraction of bits flipped for the near queries")
 	ps.add("seed", seedValue{&c.Seed}, "uint", "seed of the patterns and of the first projection (0, as encode)")
