@@ -21,8 +21,21 @@ type Task struct {
 	Keys  []Key   // the configurations it measures, one per β
 	Cost  float64 // estimated cost in seconds, from the Rates the plan was made with
 	// run does the work, calling part (if not nil) with the fraction of
-	// the task done so far.
-	run func(part func(frac float64)) ([]Row, error)
+	// the task done so far, and stopping with the error part returns.
+	run func(part partFunc) ([]Row, error)
+}
+
+// partFunc reports the fraction of a task done so far; a non-nil error
+// (the context's) stops the task, which returns it at once, its rows
+// discarded: a task's rows are all or nothing.
+type partFunc func(frac float64) error
+
+// report calls part, if not nil, and returns its error.
+func (part partFunc) report(frac float64) error {
+	if part == nil {
+		return nil
+	}
+	return part(frac)
 }
 
 // Plan is the work of one experiment run: its tasks in order.
@@ -42,9 +55,10 @@ func (p *Plan) Cost() time.Duration {
 }
 
 // Run runs the tasks in order. After each, it passes the task's rows to
-// sink (which may save them: a run stopped later keeps them). Before each
-// task it checks ctx: a cancelled run stops between tasks, with ctx's
-// error, having kept the rows of every task done. It reports
+// sink (which may save them: a run stopped later keeps them). It checks
+// ctx before each task and within them (after each β, descent or
+// projection kind): a cancelled run stops there, with ctx's error, having
+// passed the rows of every task done to sink. It reports
 // progress, if not nil, as estimated seconds of work done out of the
 // total, with the label of the task under way: after each task, and
 // within long ones (after each β, and during descents).
@@ -57,9 +71,11 @@ func (p *Plan) Run(ctx context.Context, sink func([]Row) error, progress func(do
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("%s: stopped before %s: %w", p.Name, t.Label, err)
 		}
-		var part func(float64)
-		if progress != nil {
-			part = func(f float64) { progress(done+f*t.Cost, total, t.Label) }
+		part := func(f float64) error {
+			if progress != nil {
+				progress(done+f*t.Cost, total, t.Label)
+			}
+			return ctx.Err()
 		}
 		rows, err := t.run(part)
 		if err != nil {
@@ -278,7 +294,7 @@ func (p *Plan) WithSeed(seed uint64) *Plan {
 		}
 		run := t.run
 		q.Tasks[i] = Task{Label: fmt.Sprintf("seed %d: %s", seed, t.Label), Keys: keys, Cost: t.Cost,
-			run: func(part func(float64)) ([]Row, error) {
+			run: func(part partFunc) ([]Row, error) {
 				rows, err := run(part)
 				for j := range rows {
 					rows[j].Seed = seed

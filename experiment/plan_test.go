@@ -267,3 +267,22 @@ func TestPlanCancelled(t *testing.T) {
 		t.Fatalf("err = %v after %d tasks sunk, want context.Canceled after 1", err, sunk)
 	}
 }
+
+// TestPlanCancelledWithinTask: a context cancelled while a task runs
+// stops it at its next report of progress (after a β here), with the
+// context's error; its rows are not passed to the sink.
+func TestPlanCancelledWithinTask(t *testing.T) {
+	g := BinaryGrid{Ds: []int{16}, Ks: []int{10}, Betas: []float64{5, 10, 20}, Ys: []int{100}, Flip: 0.1}
+	p, err := EnergyPlan(g, DefaultRates(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reports := 0
+	err = p.Run(ctx, func([]Row) error { t.Error("a stopped task's rows were sunk"); return nil },
+		func(done, total float64, label string) { reports++; cancel() })
+	if !errors.Is(err, context.Canceled) || reports != 1 {
+		t.Fatalf("err = %v after %d reports, want context.Canceled after 1", err, reports)
+	}
+}
