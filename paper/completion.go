@@ -35,8 +35,8 @@ func Photos(sub string) string {
 }
 
 // ImageSpec is what an image completion is asked: which images, how they
-// are occluded, the models and the descent. The command's flags of
-// drdam complete and of the image experiments set its fields.
+// are occluded, the models and the descent. Its parameters (ImageParams),
+// shared by drdam complete and the image experiments, set its fields.
 type ImageSpec struct {
 	Images        []string // PNG/JPEG files or folders of them
 	CIFAR         string   // a CIFAR-10 binary batch file (instead of Images)

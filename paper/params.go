@@ -146,6 +146,7 @@ func paramErrorf(name string, v any, format string, args ...any) error {
 // parameter.
 type valueError struct{ value, msg string }
 
+// Error returns the value and what is wrong.
 func (e *valueError) Error() string { return e.value + ": " + e.msg }
 
 // refuse returns the valueError of text s (quoted) with what is wanted.
@@ -157,8 +158,10 @@ type countValue struct {
 	min, max int
 }
 
+// MarshalText writes the value as text.
 func (v countValue) MarshalText() ([]byte, error) { return []byte(strconv.Itoa(*v.p)), nil }
 
+// UnmarshalText reads the value from text.
 func (v countValue) UnmarshalText(b []byte) error {
 	n, want := cli.CountOf(string(b), v.min, v.max)
 	if want != "" {
@@ -176,10 +179,12 @@ type numberValue struct {
 	want string
 }
 
+// MarshalText writes the value as text.
 func (v numberValue) MarshalText() ([]byte, error) {
 	return []byte(strconv.FormatFloat(*v.p, 'g', -1, 64)), nil
 }
 
+// UnmarshalText reads the value from text.
 func (v numberValue) UnmarshalText(b []byte) error {
 	x, want := cli.NumberOf(string(b), v.ok, v.want)
 	if want != "" {
@@ -192,8 +197,10 @@ func (v numberValue) UnmarshalText(b []byte) error {
 // seedValue is a seed: a whole number from 0 to 2⁶⁴−1.
 type seedValue struct{ p *uint64 }
 
+// MarshalText writes the value as text.
 func (v seedValue) MarshalText() ([]byte, error) { return []byte(strconv.FormatUint(*v.p, 10)), nil }
 
+// UnmarshalText reads the value from text.
 func (v seedValue) UnmarshalText(b []byte) error {
 	x, want := cli.SeedOf(string(b))
 	if want != "" {
@@ -206,15 +213,19 @@ func (v seedValue) UnmarshalText(b []byte) error {
 // stringValue is any text.
 type stringValue struct{ p *string }
 
+// MarshalText writes the value as text.
 func (v stringValue) MarshalText() ([]byte, error) { return []byte(*v.p), nil }
 
+// UnmarshalText reads the value from text.
 func (v stringValue) UnmarshalText(b []byte) error { *v.p = string(b); return nil }
 
 // switchValue is true or false (1, t, T, TRUE, true, True, 0, f, ...).
 type switchValue struct{ p *bool }
 
+// MarshalText writes the value as text.
 func (v switchValue) MarshalText() ([]byte, error) { return []byte(strconv.FormatBool(*v.p)), nil }
 
+// UnmarshalText reads the value from text.
 func (v switchValue) UnmarshalText(b []byte) error {
 	x, err := strconv.ParseBool(string(b))
 	if err != nil {
@@ -231,8 +242,10 @@ type listValue[T any] struct {
 	elem func(string) (T, string)
 }
 
+// MarshalText writes the value as text.
 func (v listValue[T]) MarshalText() ([]byte, error) { return []byte(joinList(*v.p)), nil }
 
+// UnmarshalText reads the value from text.
 func (v listValue[T]) UnmarshalText(b []byte) error {
 	s := string(b)
 	var parts []string
@@ -288,8 +301,10 @@ type enumValue[T fmt.Stringer] struct {
 	parse func(string) (T, error)
 }
 
+// MarshalText writes the value as text.
 func (v enumValue[T]) MarshalText() ([]byte, error) { return []byte((*v.p).String()), nil }
 
+// UnmarshalText reads the value from text.
 func (v enumValue[T]) UnmarshalText(b []byte) error {
 	x, err := v.parse(string(b))
 	if err != nil {
@@ -323,8 +338,10 @@ type enumListValue[T interface {
 	parse func(string) (T, error)
 }
 
+// MarshalText writes the value as text.
 func (v enumListValue[T]) MarshalText() ([]byte, error) { return []byte(joinList(*v.p)), nil }
 
+// UnmarshalText reads the value from text.
 func (v enumListValue[T]) UnmarshalText(b []byte) error {
 	var xs []T
 	for _, s := range strings.Split(string(b), ",") {

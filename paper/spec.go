@@ -17,7 +17,7 @@ import (
 // to OUT/config.json. The axes (D, K, β, Y, bases, projections) may change
 // between runs into the same directory, which then adds points; every
 // other field must match for a run to resume. An experiment uses the
-// fields its default Spec sets: the command offers a flag for each.
+// fields its default Spec sets: its Params offer a parameter for each.
 type Spec struct {
 	Experiment string `json:"experiment"`
 	Scale      string `json:"scale"`

@@ -78,10 +78,12 @@ func flagNames(msg string) string { return paramName.ReplaceAllString(msg, "--$1
 // directory goes on from the points measured.
 type interruptedError struct{ err error }
 
+// Error says that the run was interrupted and how to go on.
 func (e interruptedError) Error() string {
 	return fmt.Sprintf("interrupted (%v); a grid experiment run again into the same --out goes on from the points measured", e.err)
 }
 
+// Unwrap returns the run's error (context.Canceled in its chain).
 func (e interruptedError) Unwrap() error { return e.err }
 
 // ownSignals are the commands that handle SIGINT, SIGTERM and SIGHUP

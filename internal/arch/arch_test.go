@@ -46,7 +46,7 @@ var floors = map[string][]string{
 	"plots":          {"internal/atomicfile"},
 	"internal/peers": {"dam", "features", "metrics", "synth", "npy", "internal/rng", "internal/cpuid", "internal/sysinfo", "internal/atomicfile"},
 	// Floor 4: the paper.
-	"paper": {"experiment", "plots", "imageio", "dam", "features", "metrics", "dataio", "datasets", "internal/atomicfile"},
+	"paper": {"experiment", "plots", "imageio", "dam", "features", "metrics", "dataio", "datasets", "internal/atomicfile", "internal/cli"},
 	// The command lines that several commands share (drdam's and
 	// drdam-beam's encode flags).
 	"internal/cli": {"dam", "dataio", "features"},
