@@ -99,7 +99,7 @@ type Completion struct {
 func (s ImageSpec) Load() (*Completion, error) {
 	h, w, err := imageio.ParseSize(s.Size)
 	if err != nil {
-		return nil, &ParamError{Name: "size", Msg: err.Error()}
+		return nil, valueErr("size", s.Size, err)
 	}
 	if s.cifar() != "" {
 		h, w = 32, 32
@@ -173,7 +173,7 @@ func (s ImageSpec) drdam() (dam.Config, error) {
 func (s ImageSpec) mask(h, w int) ([]bool, error) {
 	vis, err := imageio.ParseOcclusion(s.Occlude, h, w, s.Seed)
 	if err != nil {
-		return nil, &ParamError{Name: "occlude", Msg: err.Error()}
+		return nil, valueErr("occlude", s.Occlude, err)
 	}
 	return vis, nil
 }
@@ -201,7 +201,7 @@ func (s ImageSpec) loadImages(h, w int) ([]*imageio.Image, error) {
 	case len(s.Images) > 0:
 		ims, err = imageio.Load(s.Images, h, w)
 	default:
-		return nil, &ParamError{Name: "images", Msg: `none given (nor parameter "cifar", "tiny-imagenet" or "idx")`}
+		return nil, &ParamError{Name: "images", Msg: `no images given (nor parameter "cifar", parameter "tiny-imagenet" or parameter "idx")`}
 	}
 	if err != nil {
 		return nil, err

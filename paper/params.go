@@ -132,6 +132,16 @@ func (e *ParamError) Error() string {
 	return fmt.Sprintf("parameter %q: %s", e.Name, e.Msg)
 }
 
+// valueErr returns the ParamError of parameter name whose value v a parser
+// refused with err, which may begin with v quoted.
+func valueErr(name, v string, err error) error {
+	q := strconv.Quote(v)
+	if msg, ok := strings.CutPrefix(err.Error(), q+": "); ok {
+		return &ParamError{Name: name, Value: q, Msg: msg}
+	}
+	return &ParamError{Name: name, Msg: err.Error()}
+}
+
 // paramErrorf returns the ParamError of parameter name: its value v
 // (formatted with %v, "" for none) and the message.
 func paramErrorf(name string, v any, format string, args ...any) error {

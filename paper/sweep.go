@@ -97,7 +97,7 @@ func (x *sweepExperiment) grid(p *Params, c *imageConfig) (SweepSpec, error) {
 	sw := c.sweep
 	for _, pair := range [][2]string{{"beta", "betas"}, {"y", "ys"}} {
 		if p.isSet(pair[0]) && p.isSet(pair[1]) {
-			return sw, &ParamError{Name: pair[0], Msg: fmt.Sprintf("exclusive with parameter %q: a single value V is the grid %s V", pair[1], pair[1])}
+			return sw, &ParamError{Name: pair[0], Msg: fmt.Sprintf("exclusive with parameter %q: parameter %q V is the grid parameter %q V", pair[1], pair[0], pair[1])}
 		}
 	}
 	if p.isSet("queries") {
