@@ -93,3 +93,24 @@ func TestParamErrors(t *testing.T) {
 		t.Errorf("Run at scale huge: %v, want a ParamError naming scale", err)
 	}
 }
+
+// TestParamsScale: the parameters at the paper's scale carry its
+// defaults: a grid's scale, and the image experiments' seeds, which drdam
+// reproduce --scale paper runs.
+func TestParamsScale(t *testing.T) {
+	for _, c := range []struct {
+		x           Experiment
+		name, quick string
+		paper       string
+	}{
+		{energyError, "scale", "quick", "paper"},
+		{fig1, "seeds", "3", "5"},
+		{fig4b, "seeds", "3", "5"},
+		{compression, "seeds", "3", "5"},
+	} {
+		q, p := c.x.Params("quick").Lookup(c.name), c.x.Params("paper").Lookup(c.name)
+		if q == nil || p == nil || q.String() != c.quick || p.String() != c.paper {
+			t.Errorf("%s: %s at quick and paper %v, %v; want %s and %s", c.x.Info().Name, c.name, q, p, c.quick, c.paper)
+		}
+	}
+}
