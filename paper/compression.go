@@ -54,17 +54,17 @@ ratio from which DrDAM retrieves every photo.`,
 	images: imageDefaults(func(s *ImageSpec) {
 		s.Occlude, s.Steps, s.Tol = "bottom:0.4", 1000, 1e-8
 	}),
-	compression: CompressionSpec{Ratios: []float64{0.25, 0.5, 1, 1.63, 2, 4}},
+	compression: compressionSpec{Ratios: []float64{0.25, 0.5, 1, 1.63, 2, 4}},
 }
 
 // compressionExperiment is an experiment that completes occluded images
 // with DrDAMs whose T ranges over sizes relative to the memory matrix (an
-// ImageSpec and a CompressionSpec): curve.png and .svg, table.md,
+// ImageSpec and a compressionSpec): curve.png and .svg, table.md,
 // rmse.csv, findings.md.
 type compressionExperiment struct {
 	info        Info
 	images      ImageSpec       // the defaults of its ImageSpec
-	compression CompressionSpec // the default sizes of T
+	compression compressionSpec // the default sizes of T
 }
 
 // Info returns what x is.
@@ -93,12 +93,12 @@ func (x *compressionExperiment) Run(ctx context.Context, p *Params, dir string, 
 	if err != nil {
 		return nil, err
 	}
-	return x.runCompression(ctx, c, CompressionSpec{Ratios: ic.ratios}, dir, obs)
+	return x.runCompression(ctx, c, compressionSpec{Ratios: ic.ratios}, dir, obs)
 }
 
-// CompressionSpec is the grid of a Compression experiment: the sizes of T
+// compressionSpec is the grid of a Compression experiment: the sizes of T
 // as ratios to the memory matrix K·D.
-type CompressionSpec struct {
+type compressionSpec struct {
 	Ratios []float64
 }
 
@@ -112,7 +112,7 @@ type compressionCell struct {
 // of cs, a DrDAM whose T has that many times K·D values completes every
 // occluded query of c, once per seed; MrDAM once. It writes curve.png and
 // .svg, table.md, rmse.csv and findings.md into dir; Text is the table.
-func (x *compressionExperiment) runCompression(ctx context.Context, c *Completion, cs CompressionSpec, dir string, obs Observer) (*Result, error) {
+func (x *compressionExperiment) runCompression(ctx context.Context, c *Completion, cs compressionSpec, dir string, obs Observer) (*Result, error) {
 	if len(cs.Ratios) == 0 {
 		return nil, &ParamError{Name: "ratios", Msg: "want at least one ratio"}
 	}
@@ -210,7 +210,7 @@ func retrievedShare(cells []compressionCell) []float64 {
 }
 
 // compressionTable formats the curve as a Markdown table.
-func (c *Completion) compressionTable(cs CompressionSpec, cells [][]compressionCell) string {
+func (c *Completion) compressionTable(cs compressionSpec, cells [][]compressionCell) string {
 	var b strings.Builder
 	b.WriteString("| T / (K·D) | Y | values of T | DrDAM–original | DrDAM–MrDAM | DrDAM–MrDAM (whole image) | photos retrieved | stalled |\n|---|---|---|---|---|---|---|---|\n")
 	for ri, ratio := range cs.Ratios {
@@ -244,7 +244,7 @@ func countAbove(xs []float64, v float64) int {
 // compressionFigure draws the curve: occluded RMSEs and the fraction
 // retrieved against the ratio, means over seeds with their 95% intervals
 // as bands.
-func (c *Completion) compressionFigure(cs CompressionSpec, cells [][]compressionCell) *plots.Figure {
+func (c *Completion) compressionFigure(cs compressionSpec, cells [][]compressionCell) *plots.Figure {
 	xs := make([]float64, len(cs.Ratios))
 	for i, r := range cs.Ratios {
 		xs[i] = 100 * r
@@ -286,7 +286,7 @@ func finiteOr(v, alt float64) float64 {
 }
 
 // writeCompressionCSV writes every ratio, seed and photo.
-func (c *Completion) writeCompressionCSV(path string, cs CompressionSpec, cells [][]compressionCell) error {
+func (c *Completion) writeCompressionCSV(path string, cs compressionSpec, cells [][]compressionCell) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"ratio", "y", "t_values", "seed", "image", "rmse_drdam_original_occluded", "rmse_drdam_mrdam_occluded", "rmse_mrdam_original_occluded",
@@ -320,7 +320,7 @@ func (c *Completion) ratioRuns(cells []compressionCell) *Runs {
 // ratio, retrieval of every photo (fig2's rule) and the match to MrDAM
 // (fig1's), and the smallest ratio from which each holds at every larger
 // ratio of the grid.
-func (c *Completion) judgeCompressionCurve(cs CompressionSpec, cells [][]compressionCell) []Finding {
+func (c *Completion) judgeCompressionCurve(cs compressionSpec, cells [][]compressionCell) []Finding {
 	ret := make([]string, len(cs.Ratios))
 	match := make([]string, len(cs.Ratios))
 	var details []string
@@ -355,7 +355,7 @@ func (c *Completion) judgeCompressionCurve(cs CompressionSpec, cells [][]compres
 
 // unconverged says, per ratio, how many DrDAM descents ran to the step
 // limit without converging.
-func unconverged(cs CompressionSpec, cells [][]compressionCell) string {
+func unconverged(cs compressionSpec, cells [][]compressionCell) string {
 	var parts []string
 	for ri, r := range cs.Ratios {
 		n, all := 0, 0

@@ -112,7 +112,7 @@ type imageConfig struct {
 	spec   ImageSpec
 	images []string
 	// the Sweep's grid and the Compression's ratios
-	sweep  SweepSpec
+	sweep  sweepSpec
 	ratios []float64
 }
 

@@ -52,15 +52,15 @@ the table.
 Example (the issue's grid, about 10 minutes on two cores):
   drdam experiment projections --out docs/projections/sincos`,
 	},
-	comparison: ComparisonSpec{K: 500, Ds: []int{64, 256, 1024}, Betas: []float64{10, 30, 50}, Ys: []int{1000, 10000, 100000},
+	comparison: comparisonSpec{K: 500, Ds: []int{64, 256, 1024}, Betas: []float64{10, 30, 50}, Ys: []int{1000, 10000, 100000},
 		Projections: features.ProjectionKinds(), Basis: features.SinCos, Flip: 0.1, Seeds: 5, Control: true, Tolerance: 1.2, Precision: dam.Float64},
 }
 
 // comparisonExperiment is an experiment that compares projection kinds on
-// the set-up of §4.1 (a ComparisonSpec): points.csv, table.md.
+// the set-up of §4.1 (a comparisonSpec): points.csv, table.md.
 type comparisonExperiment struct {
 	info       Info
-	comparison ComparisonSpec // the defaults of the grid
+	comparison comparisonSpec // the defaults of the grid
 }
 
 // Info returns what x is.
@@ -90,7 +90,7 @@ func (x *comparisonExperiment) Params(string) *Params {
 // Run runs the comparison into dir: points.csv and table.md, headed by
 // p.Command and p.Version. Text is the table and the files written.
 func (x *comparisonExperiment) Run(ctx context.Context, p *Params, dir string, obs Observer) (*Result, error) {
-	c, ok := p.cfg.(*ComparisonSpec)
+	c, ok := p.cfg.(*comparisonSpec)
 	if !ok {
 		return nil, fmt.Errorf("%s: parameters of another experiment", x.info.Name)
 	}
@@ -103,9 +103,9 @@ func (x *comparisonExperiment) Run(ctx context.Context, p *Params, dir string, o
 	return &Result{Info: x.Info(), Dir: dir, Elapsed: time.Since(start), Text: text}, nil
 }
 
-// ComparisonSpec is the grid of a Comparison experiment: energy-error's
+// comparisonSpec is the grid of a Comparison experiment: energy-error's
 // set-up with the projection as an axis.
-type ComparisonSpec struct {
+type comparisonSpec struct {
 	K           int
 	Ds          []int
 	Betas       []float64
@@ -121,7 +121,7 @@ type ComparisonSpec struct {
 }
 
 // check validates the parameters that the plan does not.
-func (c ComparisonSpec) check() error {
+func (c comparisonSpec) check() error {
 	switch {
 	case c.K < 1:
 		return paramErrorf("k", c.K, "want at least 1")
@@ -154,7 +154,7 @@ type cmpPoint struct {
 // runComparison runs the Comparison experiment c into dir: points.csv and
 // table.md, headed by command (the command line that ran it) and version.
 // It returns the table.
-func runComparison(ctx context.Context, c ComparisonSpec, dir, command, version string, progress func(done, total float64, label string)) (string, error) {
+func runComparison(ctx context.Context, c comparisonSpec, dir, command, version string, progress func(done, total float64, label string)) (string, error) {
 	if err := c.check(); err != nil {
 		return "", err
 	}
@@ -238,7 +238,7 @@ type ratioKey struct {
 }
 
 // armLabels returns the labels of c's samples, the reference first.
-func armLabels(c ComparisonSpec) []string {
+func armLabels(c comparisonSpec) []string {
 	var l []string
 	for _, k := range c.Projections {
 		l = append(l, k.String())
@@ -263,7 +263,7 @@ func pointsByRow(pts []cmpPoint) map[ratioKey]map[string]cmpPoint {
 
 // eachRow calls f for every (D, β, Y, query set) of c, in the table's
 // order, with the points of each sample.
-func eachRow(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec, f func(k ratioKey, m map[string]cmpPoint)) {
+func eachRow(by map[ratioKey]map[string]cmpPoint, c comparisonSpec, f func(k ratioKey, m map[string]cmpPoint)) {
 	for _, d := range c.Ds {
 		for _, beta := range c.Betas {
 			for _, y := range c.Ys {
@@ -279,7 +279,7 @@ func eachRow(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec, f func(k rat
 // ratioTable formats, for each (D, β, Y, query set), the reference
 // projection's errors and every other projection's errors as ratios to
 // them (mean ratios with standard errors, then the ratio of the medians).
-func ratioTable(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string {
+func ratioTable(by map[ratioKey]map[string]cmpPoint, c comparisonSpec) string {
 	labels := armLabels(c)
 	ref := labels[0]
 	var b strings.Builder
@@ -311,7 +311,7 @@ func ratioTable(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string {
 // gradient MAE ratio to the reference exceeds the tolerance, saying for
 // each whether it exceeds it by more than two standard errors
 // (significant) or not.
-func ratioSummary(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string {
+func ratioSummary(by map[ratioKey]map[string]cmpPoint, c comparisonSpec) string {
 	labels := armLabels(c)
 	ref, tol := labels[0], c.Tolerance
 	var b strings.Builder
@@ -324,7 +324,7 @@ func ratioSummary(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string 
 		for _, d := range c.Ds {
 			rows, worstE, worstG := 0, 0.0, 0.0
 			var above []string
-			eachRow(by, ComparisonSpec{Ds: []int{d}, Betas: c.Betas, Ys: c.Ys}, func(k ratioKey, m map[string]cmpPoint) {
+			eachRow(by, comparisonSpec{Ds: []int{d}, Betas: c.Betas, Ys: c.Ys}, func(k ratioKey, m map[string]cmpPoint) {
 				r, p := m[ref], m[l]
 				rows++
 				check := func(what string, a, sa, b, sb float64) float64 {

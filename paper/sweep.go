@@ -57,16 +57,16 @@ layout (` + SharedPhotos + `/cifar32_batch.bin).`,
 	images: imageDefaults(func(s *ImageSpec) {
 		s.N, s.Size, s.Occlude, s.Y, s.Steps, s.Tol = 10, "32x32", "bottom:0.5", 10000, 3600, 1e-8
 	}),
-	sweep: SweepSpec{Betas: []float64{40, 60, 70, 75, 80}, Ys: []int{10000, 40000, 90000, 160000, 360000}},
+	sweep: sweepSpec{Betas: []float64{40, 60, 70, 75, 80}, Ys: []int{10000, 40000, 90000, 160000, 360000}},
 }
 
 // sweepExperiment is an experiment that completes one occluded image over
-// a grid of β × Y (an ImageSpec and a SweepSpec): grid.png, rmse.txt,
+// a grid of β × Y (an ImageSpec and a sweepSpec): grid.png, rmse.txt,
 // findings.md.
 type sweepExperiment struct {
 	info   Info
 	images ImageSpec // the defaults of its ImageSpec
-	sweep  SweepSpec // the defaults of its grid
+	sweep  sweepSpec // the defaults of its grid
 }
 
 // Info returns what x is.
@@ -93,7 +93,7 @@ func (x *sweepExperiment) Params(scale string) *Params {
 // grid returns the grid p asks for: betas and ys, or beta and y as grids of
 // one row or one column (given with their list, or with queries, which a
 // sweep does not use, they are refused rather than silently ignored).
-func (x *sweepExperiment) grid(p *Params, c *imageConfig) (SweepSpec, error) {
+func (x *sweepExperiment) grid(p *Params, c *imageConfig) (sweepSpec, error) {
 	sw := c.sweep
 	for _, pair := range [][2]string{{"beta", "betas"}, {"y", "ys"}} {
 		if p.isSet(pair[0]) && p.isSet(pair[1]) {
@@ -129,9 +129,9 @@ func (x *sweepExperiment) Run(ctx context.Context, p *Params, dir string, obs Ob
 	return x.runSweep(ctx, c, sw, dir, obs)
 }
 
-// SweepSpec is the grid of a Sweep experiment: DrDAMs at every β and Y
+// sweepSpec is the grid of a Sweep experiment: DrDAMs at every β and Y
 // complete the stored image Query (counted from 0).
-type SweepSpec struct {
+type sweepSpec struct {
 	Betas []float64 // rows of the grid
 	Ys    []int     // its columns
 	Query int
@@ -151,7 +151,7 @@ type sweepCells struct {
 // against the paper's claims. It writes grid.png (the first seed),
 // rmse.txt, rmse.csv and findings.md into dir; Text is the RMSE table and
 // the files written.
-func (x *sweepExperiment) runSweep(ctx context.Context, c *Completion, sw SweepSpec, dir string, obs Observer) (*Result, error) {
+func (x *sweepExperiment) runSweep(ctx context.Context, c *Completion, sw sweepSpec, dir string, obs Observer) (*Result, error) {
 	if sw.Query < 0 || sw.Query >= len(c.Images) {
 		return nil, paramErrorf("query", sw.Query, "want 0 to %d", len(c.Images)-1)
 	}
@@ -228,7 +228,7 @@ func (x *sweepExperiment) runSweep(ctx context.Context, c *Completion, sw SweepS
 // sweepTable formats the mean over seeds [95% interval] of the RMSEs on
 // the occluded pixels, then the means over the whole image, and the
 // stalled cells.
-func sweepTable(sw SweepSpec, seeds []uint64, cells sweepCells) string {
+func sweepTable(sw sweepSpec, seeds []uint64, cells sweepCells) string {
 	var b strings.Builder
 	for part, v := range [][][][]float64{cells.Free, cells.Whole} {
 		fmt.Fprintf(&b, "%-8s", "β \\ Y")
@@ -280,7 +280,7 @@ func column(v [][]float64, i int) []float64 {
 }
 
 // writeSweepCSV writes every cell of a sweep, one row per β, seed and Y.
-func writeSweepCSV(path string, sw SweepSpec, seeds []uint64, cells sweepCells) error {
+func writeSweepCSV(path string, sw sweepSpec, seeds []uint64, cells sweepCells) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"beta", "seed", "y", "rmse_drdam_mrdam_occluded", "rmse_drdam_mrdam", "stalled"})
@@ -302,7 +302,7 @@ func writeSweepCSV(path string, sw SweepSpec, seeds []uint64, cells sweepCells) 
 // pixels: DrDAM approaches MrDAM as Y grows (per β, the slope of log RMSE
 // on log Y is below 0), and larger β needs larger Y (the Y at which the
 // RMSE reaches matchRMSE grows with β).
-func judgeSweep(sw SweepSpec, seeds []uint64, cells sweepCells) []Finding {
+func judgeSweep(sw sweepSpec, seeds []uint64, cells sweepCells) []Finding {
 	units := "replicates are DrDAM's projection seeds (MrDAM is deterministic), judged by the report's statistical rule"
 	fy := Finding{Name: "fig4b (Y)", Claim: "DrDAM's completions approach MrDAM's as Y grows",
 		Rule: "per β (a group), each seed's least-squares slope of log RMSE (DrDAM to MrDAM, occluded pixels) on log Y over the grid's Y is below 0; " + units +
