@@ -92,11 +92,14 @@ func BasisPlan(g BasisGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 					Label: fmt.Sprintf("%v %v Y=%d", basis, kind, y),
 					Keys:  keys,
 					Cost:  rates.evalCost(kind, y, d, nq, 2*len(keys), 1) + rates.mrCost(g.Stored, d, nq, 1),
-					run: func(part func(float64)) ([]Row, error) {
+					run: func(part partFunc) ([]Row, error) {
 						e, gr := make([]float64, nq), make([]float64, nq*d)
 						var rows []Row
 						sp := &sharedProjection{cfg: drdamConfig(kind, basis, g.Seed, y, d, g.Precision)}
-						for _, key := range keys {
+						for ki, key := range keys {
+							if err := part.report(float64(ki) / float64(len(keys))); err != nil {
+								return nil, err
+							}
 							re, rg, err := ref(key.Beta)
 							if err != nil {
 								return nil, err

@@ -264,7 +264,7 @@ func EnergyPlan(g BinaryGrid, rates Rates, done func(Key) bool) (*Plan, error) {
 	ns := max(1, g.Seeds)
 	return g.plan("energy-error", done, func(t binaryTask) float64 {
 		return rates.evalCost(t.a.kind, t.y, t.d, 4*t.k, 2*len(t.keys)*ns, ns) + rates.mrCost(t.k, t.d, 4*t.k, len(t.keys))
-	}, func(t binaryTask, bd *binaryData, part func(float64)) ([]Row, error) {
+	}, func(t binaryTask, bd *binaryData, part partFunc) ([]Row, error) {
 		return energyTask(&g, t.a, bd, t.keys, ns, part)
 	}), nil
 }
@@ -281,7 +281,7 @@ type binaryTask struct {
 // sample, Y) with β left to do, in that order, whose estimated cost and
 // work are cost and run (with the data of its (D, K)).
 func (g *BinaryGrid) plan(name string, done func(Key) bool, cost func(binaryTask) float64,
-	run func(t binaryTask, bd *binaryData, part func(float64)) ([]Row, error)) *Plan {
+	run func(t binaryTask, bd *binaryData, part partFunc) ([]Row, error)) *Plan {
 	cache := &dataCache{g: g}
 	p := &Plan{Name: name}
 	for _, d := range g.Ds {
@@ -294,7 +294,7 @@ func (g *BinaryGrid) plan(name string, done func(Key) bool, cost func(binaryTask
 						continue
 					}
 					p.Tasks = append(p.Tasks, Task{Label: taskLabel(d, k, y, a, len(g.arms())), Keys: t.keys, Cost: cost(t),
-						run: func(part func(float64)) ([]Row, error) {
+						run: func(part partFunc) ([]Row, error) {
 							bd, err := cache.get(d, k)
 							if err != nil {
 								return nil, err
@@ -376,7 +376,7 @@ func (a *errAcc) add(e, g, re, rg []float64, d int) {
 	metrics.GradErrors(a.ge[n0:], g, rg, d)
 }
 
-func energyTask(g *BinaryGrid, a arm, bd *binaryData, keys []Key, ns int, part func(float64)) ([]Row, error) {
+func energyTask(g *BinaryGrid, a arm, bd *binaryData, keys []Key, ns int, part partFunc) ([]Row, error) {
 	d, k := bd.d, bd.k
 	n := len(bd.queries) / d
 	e, gr := make([]float64, n), make([]float64, n*d)
@@ -425,8 +425,8 @@ func energyTask(g *BinaryGrid, a arm, bd *binaryData, keys []Key, ns int, part f
 				}
 				errs[ki][s].add(e[s*k:(s+1)*k], gr[s*k*d:(s+1)*k*d], refE[rs*k:(rs+1)*k], refG[rs*k*d:(rs+1)*k*d], d)
 			}
-			if part != nil {
-				part(float64(r*len(keys)+ki+1) / float64(ns*len(keys)))
+			if err := part.report(float64(r*len(keys)+ki+1) / float64(ns*len(keys))); err != nil {
+				return nil, err
 			}
 		}
 	}
@@ -486,7 +486,7 @@ func RetrievalPlan(g BinaryGrid, r Retrieval, rates Rates, done func(Key) bool) 
 			}
 		}
 		return cost
-	}, func(t binaryTask, bd *binaryData, part func(float64)) ([]Row, error) {
+	}, func(t binaryTask, bd *binaryData, part partFunc) ([]Row, error) {
 		return retrievalTask(&g, r, t.a, bd, t.keys, queries(t.k), ns, part)
 	}), nil
 }
@@ -520,7 +520,7 @@ func (bd *binaryData) mrFixed(beta float64, x0 []float64, opt dam.RecallOptions)
 	return res.X, nil
 }
 
-func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key, nq, ns int, part func(float64)) ([]Row, error) {
+func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key, nq, ns int, part partFunc) ([]Row, error) {
 	d := bd.d
 	x0 := bd.retrievalQueries(nq)
 	opt := dam.RecallOptions{Step: r.Step, MaxSteps: r.MaxSteps, Tol: r.Tol}
@@ -539,13 +539,17 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 			if err != nil {
 				return nil, err
 			}
+			var stop error // the first error of part: the task stops after the descent
 			res, err := descend(dr, x0, opt, func(t int) {
-				if part != nil {
-					part((float64(rr*len(keys)+ki) + float64(t)/float64(r.MaxSteps)) / float64(len(keys)*ns))
+				if err := part.report((float64(rr*len(keys)+ki) + float64(t)/float64(r.MaxSteps)) / float64(len(keys)*ns)); err != nil && stop == nil {
+					stop = err
 				}
 			})
 			if err != nil {
 				return nil, fmt.Errorf("DrDAM %v seed %d: %w", key, seed, err)
+			}
+			if stop != nil {
+				return nil, stop
 			}
 			for s := range 3 {
 				for q := range nq {
@@ -565,7 +569,7 @@ func retrievalTask(g *BinaryGrid, r Retrieval, a arm, bd *binaryData, keys []Key
 	}
 	var rows []Row
 	for ki, key := range keys {
-		for s, set := range QuerySets {
+		for s, set := range QuerySets() {
 			// The moved queries are fewer than nq·ns and not in equal
 			// groups per projection seed: their s.e. is across queries.
 			rows = append(rows, summarize(key, set, MetricHamming, h[ki][s], ns), summarize(key, set, MetricStalled, st[ki][s], ns),

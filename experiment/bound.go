@@ -96,7 +96,7 @@ func (bd *binaryData) pairDiffs() []float64 {
 func boundRows(key Key, c1 float64, refE []float64, k int) []Row {
 	rows := []Row{{Seed: key.Seed, D: key.D, K: key.K, Y: key.Y, Beta: key.Beta, Basis: key.Basis, Projection: key.Projection,
 		Queries: Pairs, Metric: MetricC1, Mean: c1, Median: c1, Count: 1}}
-	for s, set := range QuerySets {
+	for s, set := range QuerySets() {
 		b := make([]float64, k)
 		for q := range k {
 			v, err := metrics.Corollary1Bound(metrics.BoundParams{C1: c1, K: k, D: key.D, Y: key.Y, Beta: key.Beta, E0: refE[s*k+q]}, boundC2)

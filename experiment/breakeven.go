@@ -207,7 +207,7 @@ func BreakEvenPlan(g BreakEvenGrid, rates Rates, done func(Key) bool) (*Plan, er
 		all := len(keys)
 		if keys = pending(keys); len(keys) > 0 {
 			p.Tasks = append(p.Tasks, Task{Label: fmt.Sprintf("D=%d Y=%d DrDAM", d, y), Keys: keys, Cost: cost,
-				run: func(func(float64)) ([]Row, error) { return st.drTiming(d, y, keys) }})
+				run: func(partFunc) ([]Row, error) { return st.drTiming(d, y, keys) }})
 		}
 		p.Skipped += all - len(keys)
 		last := -1 // the largest K timed
@@ -256,7 +256,7 @@ func BreakEvenPlan(g BreakEvenGrid, rates Rates, done func(Key) bool) (*Plan, er
 				prev = k
 			}
 			p.Tasks = append(p.Tasks, Task{Label: fmt.Sprintf("D=%d K=%d", d, k), Keys: keys, Cost: cost,
-				run: func(part func(float64)) ([]Row, error) { return st.mrTask(d, y, k, q, extra, keys, part) }})
+				run: func(part partFunc) ([]Row, error) { return st.mrTask(d, y, k, q, extra, keys, part) }})
 		}
 	}
 	return p, nil
@@ -361,7 +361,7 @@ func (s *breakEvenState) drTiming(d, y int, keys []Key) ([]Row, error) {
 // mrTask times MrDAM at (d, k), writes its extrapolated times at the K of
 // extra, and measures retrieval if quality is set; it returns the rows of
 // keys.
-func (s *breakEvenState) mrTask(d, y, k int, quality bool, extra []int, keys []Key, part func(float64)) ([]Row, error) {
+func (s *breakEvenState) mrTask(d, y, k int, quality bool, extra []int, keys []Key, part partFunc) ([]Row, error) {
 	g := s.g
 	xi, err := breakEvenPatterns(g.Seed, k, d)
 	if err != nil {
@@ -396,8 +396,8 @@ func (s *breakEvenState) mrTask(d, y, k int, quality bool, extra []int, keys []K
 		rows = append(rows, breakEvenRow(key, Extrapolated, MetricSeconds, sec*float64(k2)/float64(k)),
 			breakEvenRow(key, Footprint, MetricBytes, g.mrFootprint(d, k2).Bytes))
 	}
-	if part != nil {
-		part(0.2)
+	if err := part.report(0.2); err != nil {
+		return nil, err
 	}
 	if quality {
 		q, err := s.quality(mr, xi, d, y, k, part)
@@ -412,7 +412,7 @@ func (s *breakEvenState) mrTask(d, y, k int, quality bool, extra []int, keys []K
 // quality measures retrieval from the near queries of the first patterns
 // of xi (k×d) with MrDAM mr and with DrDAM of each kind, storing in the
 // DrDAMs of s the patterns they do not hold yet.
-func (s *breakEvenState) quality(mr *dam.MrDAM, xi []float64, d, y, k int, part func(float64)) ([]Row, error) {
+func (s *breakEvenState) quality(mr *dam.MrDAM, xi []float64, d, y, k int, part partFunc) ([]Row, error) {
 	g := s.g
 	if s.d != d || s.count > k {
 		s.d, s.count, s.drs = d, 0, map[features.ProjectionKind]*dam.DrDAM{}
@@ -466,8 +466,8 @@ func (s *breakEvenState) quality(mr *dam.MrDAM, xi []float64, d, y, k int, part 
 		key := Key{D: d, K: k, Y: y, Beta: g.Beta, Basis: g.Basis.String(), Projection: kind.String()}
 		rows = append(rows, summarize(key, Near, MetricHamming, h, 1), summarize(key, Near, MetricRecall, rc, 1),
 			summarize(key, Near, MetricStalled, stalled, 1))
-		if part != nil {
-			part(0.2 + 0.8*float64(i+1)/float64(len(g.Projections)))
+		if err := part.report(0.2 + 0.8*float64(i+1)/float64(len(g.Projections))); err != nil {
+			return nil, err
 		}
 	}
 	s.count = k

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -83,7 +84,7 @@ func smallBreakEven() BreakEvenGrid {
 
 func TestBreakEvenPlan(t *testing.T) {
 	g := smallBreakEven()
-	p, err := BreakEvenPlan(g, DefaultRates, nil)
+	p, err := BreakEvenPlan(g, DefaultRates(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestBreakEvenPlan(t *testing.T) {
 		t.Fatalf("tasks %q, want %q", labels, want)
 	}
 	var rows []Row
-	if err := p.Run(func(r []Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
+	if err := p.Run(context.Background(), func(r []Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	count := map[string]int{}
@@ -149,11 +150,11 @@ func TestBreakEvenPlan(t *testing.T) {
 	// Resuming: with every key of K = 16 done, its task is left out;
 	// with only its MrDAM key done, it still runs for the rest.
 	doneAll := func(k Key) bool { return k.K == 16 }
-	if p, err = BreakEvenPlan(g, DefaultRates, doneAll); err != nil || len(p.Tasks) != 3 || p.Skipped != 3 {
+	if p, err = BreakEvenPlan(g, DefaultRates(), doneAll); err != nil || len(p.Tasks) != 3 || p.Skipped != 3 {
 		t.Errorf("resumed plan: %d tasks, %d skipped, %v; want 3, 3", len(p.Tasks), p.Skipped, err)
 	}
 	doneMr := func(k Key) bool { return k.K == 16 && k.Projection == MrDAMProjection }
-	if p, err = BreakEvenPlan(g, DefaultRates, doneMr); err != nil || len(p.Tasks) != 4 || p.Skipped != 1 {
+	if p, err = BreakEvenPlan(g, DefaultRates(), doneMr); err != nil || len(p.Tasks) != 4 || p.Skipped != 1 {
 		t.Errorf("resumed plan: %d tasks, %d skipped, %v; want 4, 1", len(p.Tasks), p.Skipped, err)
 	}
 }
@@ -173,7 +174,7 @@ func TestBreakEvenGridErrors(t *testing.T) {
 	} {
 		g := smallBreakEven()
 		c.edit(&g)
-		if _, err := BreakEvenPlan(g, DefaultRates, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := BreakEvenPlan(g, DefaultRates(), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
 		}
 	}

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -21,7 +23,7 @@ func TestCalibrateStable(t *testing.T) {
 	var rs []Rates
 	for range 3 {
 		t0 := time.Now()
-		r, err := Calibrate(dam.Float64)
+		r, err := Calibrate(context.Background(), dam.Float64)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -49,5 +51,19 @@ func TestCalibrateStable(t *testing.T) {
 		if hi > 2*lo {
 			t.Errorf("%s from %.3g to %.3g across three calibrations, want within a factor of 2", f.name, lo, hi)
 		}
+	}
+}
+
+// TestCalibrateCancelled: a cancelled context stops the calibration at
+// once, with the context's error.
+func TestCalibrateCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	t0 := time.Now()
+	if _, err := Calibrate(ctx, dam.Float64); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if el := time.Since(t0); el > time.Second {
+		t.Errorf("a cancelled calibration took %v", el)
 	}
 }

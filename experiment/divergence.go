@@ -136,7 +136,7 @@ func DivergencePlan(g BinaryGrid, v Divergence, rates Rates, done func(Key) bool
 		cost += rates.mrCost(t.k, t.d, b, nb*(3*v.Steps+2))
 		cost += pairs*float64(t.d)*0.5e-9 + pairs*float64(nb)*20e-9
 		return cost
-	}, func(t binaryTask, bd *binaryData, part func(float64)) ([]Row, error) {
+	}, func(t binaryTask, bd *binaryData, part partFunc) ([]Row, error) {
 		return divergenceTask(&g, v, t.a, bd, t.keys, part)
 	}), nil
 }
@@ -247,7 +247,7 @@ func runStep(mr, dr dam.Model, x0, e0 []float64, d int, eta float64, l int, p me
 // divergence and a bound).
 func logRatioMaxRows(key Key, metric string, r *stepRun, nq int) []Row {
 	var rows []Row
-	for s, set := range QuerySets {
+	for s, set := range QuerySets() {
 		m := math.NaN()
 		for q := s * nq; q < (s+1)*nq; q++ {
 			if lr := math.Log(r.div[q]) - r.logBound[q]; !math.IsNaN(lr) && !math.IsInf(lr, 0) && !(lr <= m) {
@@ -263,14 +263,14 @@ func logRatioMaxRows(key Key, metric string, r *stepRun, nq int) []Row {
 // perSet returns the rows of metric summarizing v (3nq values: nq per
 // query set) per set.
 func perSet(key Key, metric string, v []float64, nq int) []Row {
-	rows := make([]Row, len(QuerySets))
-	for s, set := range QuerySets {
+	rows := make([]Row, len(QuerySets()))
+	for s, set := range QuerySets() {
 		rows[s] = summarize(key, set, metric, v[s*nq:(s+1)*nq], 1)
 	}
 	return rows
 }
 
-func divergenceTask(g *BinaryGrid, v Divergence, a arm, bd *binaryData, keys []Key, part func(float64)) ([]Row, error) {
+func divergenceTask(g *BinaryGrid, v Divergence, a arm, bd *binaryData, keys []Key, part partFunc) ([]Row, error) {
 	d, k, y, nq := bd.d, bd.k, keys[0].Y, v.Queries
 	x0 := bd.retrievalQueries(nq)
 	betas := make([]float64, len(keys))
@@ -295,8 +295,8 @@ func divergenceTask(g *BinaryGrid, v Divergence, a arm, bd *binaryData, keys []K
 			return nil, fmt.Errorf("%v: %w", key, err)
 		}
 		rows = append(rows, kr...)
-		if part != nil {
-			part(float64(ki+1) / float64(len(keys)))
+		if err := part.report(float64(ki+1) / float64(len(keys))); err != nil {
+			return nil, err
 		}
 	}
 	return rows, nil

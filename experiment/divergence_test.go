@@ -51,7 +51,7 @@ func TestDivergencePlanIndependent(t *testing.T) {
 	const d, k, y, nq, l, seed = 8, 6, 300, 2, 4, 4
 	g := BinaryGrid{Ds: []int{d}, Ks: []int{k}, Betas: []float64{2, 5}, Ys: []int{y}, Flip: 0.25, Seed: seed}
 	v := Divergence{Queries: nq, Step: 0.05, Steps: l}
-	p, err := DivergencePlan(g, v, DefaultRates, nil)
+	p, err := DivergencePlan(g, v, DefaultRates(), nil)
 	rows := runPlan(t, p, err)
 	// Per β: C₁, two step rows, and 12 metrics × 3 sets.
 	if len(rows) != 2*(3+12*3) {
@@ -128,7 +128,7 @@ func TestDivergencePlanIndependent(t *testing.T) {
 			{etaC, MetricDivergence, MetricTheorem1Bound, MetricDisplacement, MetricLogRatioMax},
 			{v.Step, MetricDivergenceUser, MetricTheorem1BoundUser, MetricDisplacementUser, MetricLogRatioMaxUser},
 		} {
-			for s, set := range QuerySets {
+			for s, set := range QuerySets() {
 				var div, disp, bound, lrMax float64
 				lrMax = math.Inf(-1)
 				for q := s * nq; q < (s+1)*nq; q++ {
@@ -250,11 +250,11 @@ func TestDivergencePlanRefuses(t *testing.T) {
 		if c.v != nil {
 			c.v(&v)
 		}
-		if _, err := DivergencePlan(g, v, DefaultRates, nil); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := DivergencePlan(g, v, DefaultRates(), nil); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one naming %q", c.name, err, c.want)
 		}
 	}
-	if _, err := DivergencePlan(base(), ok, DefaultRates, nil); err != nil {
+	if _, err := DivergencePlan(base(), ok, DefaultRates(), nil); err != nil {
 		t.Errorf("valid grid refused: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
@@ -20,8 +21,21 @@ type Task struct {
 	Keys  []Key   // the configurations it measures, one per β
 	Cost  float64 // estimated cost in seconds, from the Rates the plan was made with
 	// run does the work, calling part (if not nil) with the fraction of
-	// the task done so far.
-	run func(part func(frac float64)) ([]Row, error)
+	// the task done so far, and stopping with the error part returns.
+	run func(part partFunc) ([]Row, error)
+}
+
+// partFunc reports the fraction of a task done so far; a non-nil error
+// (the context's) stops the task, which returns it at once, its rows
+// discarded: a task's rows are all or nothing.
+type partFunc func(frac float64) error
+
+// report calls part, if not nil, and returns its error.
+func (part partFunc) report(frac float64) error {
+	if part == nil {
+		return nil
+	}
+	return part(frac)
 }
 
 // Plan is the work of one experiment run: its tasks in order.
@@ -41,19 +55,27 @@ func (p *Plan) Cost() time.Duration {
 }
 
 // Run runs the tasks in order. After each, it passes the task's rows to
-// sink (which may save them: a run stopped later keeps them). It reports
+// sink (which may save them: a run stopped later keeps them). It checks
+// ctx before each task and within them (after each β, descent or
+// projection kind): a cancelled run stops there, with ctx's error, having
+// passed the rows of every task done to sink. It reports
 // progress, if not nil, as estimated seconds of work done out of the
 // total, with the label of the task under way: after each task, and
 // within long ones (after each β, and during descents).
-func (p *Plan) Run(sink func([]Row) error, progress func(done, total float64, label string)) error {
+func (p *Plan) Run(ctx context.Context, sink func([]Row) error, progress func(done, total float64, label string)) error {
 	var total, done float64
 	for _, t := range p.Tasks {
 		total += t.Cost
 	}
 	for _, t := range p.Tasks {
-		var part func(float64)
-		if progress != nil {
-			part = func(f float64) { progress(done+f*t.Cost, total, t.Label) }
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("%s: stopped before %s: %w", p.Name, t.Label, err)
+		}
+		part := func(f float64) error {
+			if progress != nil {
+				progress(done+f*t.Cost, total, t.Label)
+			}
+			return ctx.Err()
 		}
 		rows, err := t.run(part)
 		if err != nil {
@@ -87,15 +109,17 @@ type Rates struct {
 	TrigNs float64 // ns per feature per query for the basis functions of a dense projection
 }
 
-// SORFSizes are the block sizes N at which Calibrate times a structured
-// evaluation (the dimensions 64, 256 and 1000 pad to them).
-var SORFSizes = [3]int{64, 256, 1024}
+// SORFSizes returns the block sizes N at which Calibrate times a
+// structured evaluation (the dimensions 64, 256 and 1000 pad to them).
+func SORFSizes() [3]int { return [3]int{64, 256, 1024} }
 
-// DefaultRates are rough speeds of a recent two-core x86 machine in
+// DefaultRates returns rough speeds of a recent two-core x86 machine in
 // float64, used when no calibration is made. GenNs is that of generator
 // version 2 (Calibrate measured 1.4–1.9 ns on the machine of
 // BENCHMARKS.md; version 1 took about 9).
-var DefaultRates = Rates{DenseNs: 0.03, GenNs: 1.5, SORFNs: [3]float64{2.5, 3.5, 5.5}, TrigNs: 2}
+func DefaultRates() Rates {
+	return Rates{DenseNs: 0.03, GenNs: 1.5, SORFNs: [3]float64{2.5, 3.5, 5.5}, TrigNs: 2}
+}
 
 // Calibration bounds: Calibrate takes the minimum of at least
 // calibMinReps timings of each measurement, repeating them until
@@ -114,11 +138,13 @@ const (
 // Calibrate measures Rates on this machine with small DrDAM evaluations in
 // precision p (about two seconds): the fastest of several timings of each,
 // as an undisturbed run would take them. The estimates made from them
-// assume that the run has the machine's cores to itself.
-func Calibrate(p dam.Precision) (Rates, error) {
+// assume that the run has the machine's cores to itself. It checks ctx
+// between timings and returns its error when it is cancelled.
+func Calibrate(ctx context.Context, p dam.Precision) (Rates, error) {
 	const d, y, b = 256, 8192, 256
-	r := DefaultRates
-	maxD := SORFSizes[len(SORFSizes)-1]
+	r := DefaultRates()
+	sizes := SORFSizes()
+	maxD := sizes[len(sizes)-1]
 	x := make([]float64, b*maxD)
 	for i := range x {
 		x[i] = float64(i%7) / 7 / 16
@@ -149,10 +175,13 @@ func Calibrate(p dam.Precision) (Rates, error) {
 	}
 	start := time.Now()
 	var dense *dam.DrDAM
-	var sorf [len(SORFSizes)]*dam.DrDAM
+	var sorf [len(sizes)]*dam.DrDAM
 	gen, geval := math.Inf(1), math.Inf(1)
-	sev := [len(SORFSizes)]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+	sev := [len(sizes)]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	for i := 0; i < calibMinReps || time.Since(start) < calibMinTime; i++ {
+		if err := ctx.Err(); err != nil {
+			return r, fmt.Errorf("calibration: %w", err)
+		}
 		// Generation (a few ms with generator version 2) is timed five
 		// times, each after a collection has freed the last model, so that
 		// its panels reuse the same memory instead of faulting in new
@@ -172,7 +201,7 @@ func Calibrate(p dam.Precision) (Rates, error) {
 			return r, err
 		}
 		geval = min(geval, t)
-		for j, n := range SORFSizes {
+		for j, n := range sizes {
 			if sorf[j] == nil {
 				if sorf[j], _, err = build(features.Structured, min(n, 1000)); err != nil {
 					return r, err
@@ -201,11 +230,12 @@ func Calibrate(p dam.Precision) (Rates, error) {
 // query at dimension d, from r.SORFNs.
 func (r Rates) sorfNs(d int) float64 {
 	l := math.Log2(float64(features.SORFBlockSize(d)))
+	sizes := SORFSizes()
 	j := 0
-	for j < len(SORFSizes)-2 && l > math.Log2(float64(SORFSizes[j+1])) {
+	for j < len(sizes)-2 && l > math.Log2(float64(sizes[j+1])) {
 		j++
 	}
-	l0, l1 := math.Log2(float64(SORFSizes[j])), math.Log2(float64(SORFSizes[j+1]))
+	l0, l1 := math.Log2(float64(sizes[j])), math.Log2(float64(sizes[j+1]))
 	c0, c1 := r.SORFNs[j], r.SORFNs[j+1]
 	return max(0, c0+(c1-c0)*(l-l0)/(l1-l0))
 }
@@ -264,7 +294,7 @@ func (p *Plan) WithSeed(seed uint64) *Plan {
 		}
 		run := t.run
 		q.Tasks[i] = Task{Label: fmt.Sprintf("seed %d: %s", seed, t.Label), Keys: keys, Cost: t.Cost,
-			run: func(part func(float64)) ([]Row, error) {
+			run: func(part partFunc) ([]Row, error) {
 				rows, err := run(part)
 				for j := range rows {
 					rows[j].Seed = seed

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -19,7 +21,7 @@ func runPlan(t *testing.T, p *Plan, err error) []Row {
 		t.Fatal(err)
 	}
 	var rows []Row
-	if err := p.Run(func(r []Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
+	if err := p.Run(context.Background(), func(r []Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	return rows
@@ -36,7 +38,7 @@ func runPlan(t *testing.T, p *Plan, err error) []Row {
 func TestEnergyPlanProjections(t *testing.T) {
 	g := BinaryGrid{Ds: []int{16}, Ks: []int{40}, Betas: []float64{10}, Ys: []int{64, 4096},
 		Projections: []features.ProjectionKind{features.Gaussian, features.Structured}, Control: true, Flip: 0.1, Seed: 3, Bound: true}
-	p, err := EnergyPlan(g, DefaultRates, nil)
+	p, err := EnergyPlan(g, DefaultRates(), nil)
 	rows := runPlan(t, p, err)
 	// 3 samples × 2 Y × (4 sets × 2 metrics + C₁ + 3 bounds).
 	if len(p.Tasks) != 6 || len(rows) != 3*2*12 {
@@ -50,7 +52,7 @@ func TestEnergyPlanProjections(t *testing.T) {
 		return r
 	}
 	for _, arm := range []string{"gaussian", "structured", ControlProjection} {
-		for _, q := range QuerySets {
+		for _, q := range QuerySets() {
 			for _, m := range []string{MetricEnergy, MetricGradient} {
 				lo, hi := get(64, arm, q, m), get(4096, arm, q, m)
 				if hi.Mean >= lo.Mean {
@@ -68,10 +70,10 @@ func TestEnergyPlanProjections(t *testing.T) {
 		t.Errorf("the control sample has the first sample's error %v", a.Mean)
 	}
 	g.Projections = []features.ProjectionKind{features.Gaussian, features.Gaussian}
-	if _, err := EnergyPlan(g, DefaultRates, nil); err == nil {
+	if _, err := EnergyPlan(g, DefaultRates(), nil); err == nil {
 		t.Error("a projection listed twice was accepted")
 	}
-	if _, err := EnergyPlan(BinaryGrid{}, DefaultRates, nil); err == nil {
+	if _, err := EnergyPlan(BinaryGrid{}, DefaultRates(), nil); err == nil {
 		t.Error("an empty grid was accepted")
 	}
 }
@@ -83,7 +85,7 @@ func TestEnergyPlanProjections(t *testing.T) {
 func TestEnergyPlanSeeds(t *testing.T) {
 	g := BinaryGrid{Ds: []int{16}, Ks: []int{20}, Betas: []float64{5}, Ys: []int{256},
 		Projections: []features.ProjectionKind{features.Structured}, Flip: 0.1, Seed: 7, Seeds: 3}
-	p, err := EnergyPlan(g, DefaultRates, nil)
+	p, err := EnergyPlan(g, DefaultRates(), nil)
 	all := runPlan(t, p, err)
 	if len(Select(all, func(r Row) bool { return r.Metric == MetricBound || r.Metric == MetricC1 })) != 0 {
 		t.Error("bound rows without Bound")
@@ -95,7 +97,7 @@ func TestEnergyPlanSeeds(t *testing.T) {
 		}
 	}
 	g.Seeds = 1
-	p1, err := EnergyPlan(g, DefaultRates, nil)
+	p1, err := EnergyPlan(g, DefaultRates(), nil)
 	rows1 := Select(runPlan(t, p1, err), func(r Row) bool { return r.Metric == MetricEnergy || r.Metric == MetricGradient })
 	for i, r := range rows1 {
 		if r.Count != 20 || r.Mean == rows[i].Mean {
@@ -130,7 +132,7 @@ func TestMeanSE(t *testing.T) {
 // of the seeds 1–20.
 func TestRetrievalPlan(t *testing.T) {
 	g := BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: 5}
-	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, DefaultRates, nil)
+	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, DefaultRates(), nil)
 	rows := runPlan(t, p, err)
 	if len(rows) != 10 {
 		t.Fatalf("%d rows, want 10 (Δ_H, stalled and Δ_H of the moved for 3 sets, and MrDAM's own recall)", len(rows))
@@ -164,7 +166,7 @@ func TestRetrievalPlan(t *testing.T) {
 
 func TestResume(t *testing.T) {
 	g := BinaryGrid{Ds: []int{16}, Ks: []int{10}, Betas: []float64{5, 10}, Ys: []int{100, 200}, Flip: 0.1, Bound: true}
-	p, err := EnergyPlan(g, DefaultRates, nil)
+	p, err := EnergyPlan(g, DefaultRates(), nil)
 	rows := runPlan(t, p, err)
 	path := filepath.Join(t.TempDir(), "points.csv")
 	if err := WriteRows(path, rows); err != nil {
@@ -183,7 +185,7 @@ func TestResume(t *testing.T) {
 			done[r.Key()] = true
 		}
 	}
-	p2, err := EnergyPlan(g, DefaultRates, func(k Key) bool { return done[k] })
+	p2, err := EnergyPlan(g, DefaultRates(), func(k Key) bool { return done[k] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,13 +226,13 @@ func TestReadRowsErrors(t *testing.T) {
 // ends at its total.
 func TestPlanProgress(t *testing.T) {
 	g := BinaryGrid{Ds: []int{16}, Ks: []int{8}, Betas: []float64{10, 20}, Ys: []int{100, 200}, Flip: 0.1}
-	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 200}, DefaultRates, nil)
+	p, err := RetrievalPlan(g, Retrieval{Step: 0.03, MaxSteps: 200}, DefaultRates(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var last, total float64
 	calls := 0
-	err = p.Run(func([]Row) error { return nil }, func(done, tot float64, label string) {
+	err = p.Run(context.Background(), func([]Row) error { return nil }, func(done, tot float64, label string) {
 		calls++
 		if done < last || done > tot*(1+1e-12) || label == "" {
 			t.Fatalf("progress(%v, %v, %q) after %v", done, tot, label, last)
@@ -242,5 +244,45 @@ func TestPlanProgress(t *testing.T) {
 	}
 	if calls <= len(p.Tasks) || math.Abs(last-total) > 1e-9*total || total != p.Cost().Seconds() && math.Abs(total-p.Cost().Seconds()) > 1e-6 {
 		t.Errorf("%d progress calls for %d tasks, last %v of %v (plan cost %v)", calls, len(p.Tasks), last, total, p.Cost())
+	}
+}
+
+// TestPlanCancelled: a plan whose context is cancelled during a task stops
+// before the next one, with the context's error, having passed the rows of
+// the tasks done to the sink.
+func TestPlanCancelled(t *testing.T) {
+	g := BinaryGrid{Ds: []int{16}, Ks: []int{10}, Betas: []float64{5}, Ys: []int{100, 200, 300}, Flip: 0.1}
+	p, err := EnergyPlan(g, DefaultRates(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Tasks) < 2 {
+		t.Fatalf("%d tasks, want several", len(p.Tasks))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sunk := 0
+	err = p.Run(ctx, func([]Row) error { sunk++; cancel(); return nil }, nil)
+	if !errors.Is(err, context.Canceled) || sunk != 1 {
+		t.Fatalf("err = %v after %d tasks sunk, want context.Canceled after 1", err, sunk)
+	}
+}
+
+// TestPlanCancelledWithinTask: a context cancelled while a task runs
+// stops it at its next report of progress (after a β here), with the
+// context's error; its rows are not passed to the sink.
+func TestPlanCancelledWithinTask(t *testing.T) {
+	g := BinaryGrid{Ds: []int{16}, Ks: []int{10}, Betas: []float64{5, 10, 20}, Ys: []int{100}, Flip: 0.1}
+	p, err := EnergyPlan(g, DefaultRates(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reports := 0
+	err = p.Run(ctx, func([]Row) error { t.Error("a stopped task's rows were sunk"); return nil },
+		func(done, total float64, label string) { reports++; cancel() })
+	if !errors.Is(err, context.Canceled) || reports != 1 {
+		t.Fatalf("err = %v after %d reports, want context.Canceled after 1", err, reports)
 	}
 }

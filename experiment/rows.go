@@ -44,8 +44,9 @@ const (
 	Far  QuerySet = "far"
 )
 
-// QuerySets lists the query sets of §4.1 in the order the experiments use.
-var QuerySets = []QuerySet{At, Near, Far}
+// QuerySets returns the query sets of §4.1 in the order the experiments
+// use.
+func QuerySets() []QuerySet { return []QuerySet{At, Near, Far} }
 
 // Query sets beyond those of §4.1: the random-guess baseline of §4.1 and
 // the stored and new patterns of the basis ablation (Fig. 6).

@@ -13,27 +13,28 @@ import (
 )
 
 // basisAblation is the paper's Fig. 6 (appendix).
-var basisAblation = &Experiment{
-	Name:    "basis-ablation",
-	Figure:  "Fig. 6",
-	Kind:    KindGrid,
-	Summary: "the paper's Fig. 6 (drdam experiment basis-ablation --help)",
-	Help: `
+var basisAblation = &gridExperiment{
+	info: Info{
+		Name:    "basis-ablation",
+		Figure:  "Fig. 6",
+		Summary: "the paper's Fig. 6 (drdam experiment basis-ablation --help)",
+		Help: `
 Fig. 6 (appendix): the four bases (Cos, SinCos, Exp, ExpExp) on the UCI
 Letter data (embedded; or --data FILE), scaled into [0, 1/√D]^D with the
 global minimum and maximum; --stored distinct rows are stored and --new
 others are new patterns; energy and gradient errors at both, for every
 basis, projection (iid Gaussian, orthogonal ORF, structured SORF), β and Y.`,
-	Context: "The paper (Fig. 6) stores 500 unique Letter points, tests 400 others, and varies β from 1 to 600 and Y from 4·10⁴ to 8·10⁵ " +
-		"with iid features; drdam adds orthogonal and structured projections. The quick grid has β ≤ 100 and two Y.",
-	Deviations: []string{
-		"The quick grid has β ∈ {1, 5, 10, 30, 50, 100} and Y ∈ {4·10⁴, 1.6·10⁵} (the paper: 11 β up to 600 and 6 Y up to 8·10⁵); `--scale paper` runs the paper's grid.",
-		"Orthogonal (ORF) and structured (SORF) projections are measured beside the paper's iid Gaussian ones, and count in the verdict like them.",
-		"Verdicts are decided across independent replicates (3 seeds at the quick scale, 5 at the paper's; each draws new patterns, queries and projections) by the rule stated in the report, and the figures show means with 95% intervals; the paper states its observations from single figures, without a test.",
-		"Each trigonometric basis is compared with each positive one at every β, where the old rule compared the better of each pair and exempted β < 10; \"especially at high β\" is its own claim (Fig. 6 (high β)), a slope of the advantage on log β.",
+		Context: "The paper (Fig. 6) stores 500 unique Letter points, tests 400 others, and varies β from 1 to 600 and Y from 4·10⁴ to 8·10⁵ " +
+			"with iid features; drdam adds orthogonal and structured projections. The quick grid has β ≤ 100 and two Y.",
+		Deviations: []string{
+			"The quick grid has β ∈ {1, 5, 10, 30, 50, 100} and Y ∈ {4·10⁴, 1.6·10⁵} (the paper: 11 β up to 600 and 6 Y up to 8·10⁵); `--scale paper` runs the paper's grid.",
+			"Orthogonal (ORF) and structured (SORF) projections are measured beside the paper's iid Gaussian ones, and count in the verdict like them.",
+			"Verdicts are decided across independent replicates (3 seeds at the quick scale, 5 at the paper's; each draws new patterns, queries and projections) by the rule stated in the report, and the figures show means with 95% intervals; the paper states its observations from single figures, without a test.",
+			"Each trigonometric basis is compared with each positive one at every β, where the old rule compared the better of each pair and exempted β < 10; \"especially at high β\" is its own claim (Fig. 6 (high β)), a slope of the advantage on log β.",
+		},
+		Reproduce: true,
 	},
-	Reproduce: true,
-	Spec: func(scale string) Spec {
+	spec: func(scale string) Spec {
 		s := Spec{Experiment: "basis-ablation", Scale: scale, Precision: "float64", Data: "letter", Stored: 500, New: 400,
 			Beta: []float64{1, 5, 10, 20, 30, 40, 50, 60, 100, 200, 600}, Y: []int{40000, 80000, 160000, 275000, 400000, 800000}}
 		for _, b := range features.Bases() {
@@ -47,11 +48,11 @@ basis, projection (iid Gaussian, orthogonal ORF, structured SORF), β and Y.`,
 		}
 		return s
 	},
-	Plan: basisPlan,
-	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
-		return figureSet("fig6-", BasisFigures(rows))
+	plan: basisPlan,
+	figures: func(rows []experiment.Row) map[string]*plots.Figure {
+		return figureSet("fig6-", basisFigures(rows))
 	},
-	Observe: func(rows []experiment.Row) []Finding { return []Finding{ObserveBases(rows), ObserveBasesTrend(rows)} },
+	observe: func(rows []experiment.Row) []Finding { return []Finding{observeBases(rows), observeBasesTrend(rows)} },
 }
 
 func basisPlan(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
@@ -59,20 +60,20 @@ func basisPlan(s Spec, prec dam.Precision, rates experiment.Rates, done func(exp
 	for _, b := range s.Bases {
 		basis, err := features.ParseBasis(b)
 		if err != nil {
-			return nil, &SpecError{"--bases: " + err.Error()}
+			return nil, &ParamError{Name: "bases", Msg: err.Error()}
 		}
 		g.Bases = append(g.Bases, basis)
 	}
 	for _, p := range s.Projections {
 		kind, err := features.ParseProjectionKind(p)
 		if err != nil {
-			return nil, &SpecError{"--projections: " + err.Error()}
+			return nil, &ParamError{Name: "projections", Msg: err.Error()}
 		}
 		g.Projections = append(g.Projections, kind)
 	}
 	if err := firstFailing(
-		check{s.Stored < 1, "--stored %d: want at least 1", s.Stored},
-		check{s.New < 1, "--new %d: want at least 1", s.New},
+		check{s.Stored < 1, "stored", s.Stored, "want at least 1"},
+		check{s.New < 1, "new", s.New, "want at least 1"},
 	); err != nil {
 		return nil, err
 	}

@@ -14,12 +14,12 @@ import (
 )
 
 // breakEven is drdam's own experiment: when DrDAM is faster than MrDAM.
-var breakEven = &Experiment{
-	Name:    "break-even",
-	Figure:  "beyond the paper",
-	Kind:    KindGrid,
-	Summary: "when to choose DrDAM: time per step, memory and retrieval of MrDAM and DrDAM as K grows",
-	Help: `
+var breakEven = &gridExperiment{
+	info: Info{
+		Name:    "break-even",
+		Figure:  "beyond the paper",
+		Summary: "when to choose DrDAM: time per step, memory and retrieval of MrDAM and DrDAM as K grows",
+		Help: `
 Beyond the paper: MrDAM's step costs O(K·D) and DrDAM's O(Y·D) (iid
 Gaussian projection, "gaussian") or O(Y·log D) (structured, SORF)
 whatever K, so DrDAM is faster beyond a break-even K. For K random binary
@@ -61,21 +61,22 @@ fitted as c·K (experiment.BreakEvenK) on its timings at K ≥ 10⁴, where
 the patterns (≥ 30 MB) no longer fit the caches and a step streams them
 from memory as at every larger K. --projection takes a comma-separated
 list of DrDAM's kinds here.`,
-	Context: "drdam's own experiment (issue 13): at D = 784 (28×28, MNIST) and D = 3072 (32×32×3, CIFAR-10), " +
-		"Y = 12000 and 45000, about the paper's ratio Y/D of Fig. 1 (1.8·10⁵/12288 ≈ 15), and β = 40, the retrieval-error β " +
-		"at which MrDAM keeps 500 stored patterns. The quick grid times MrDAM up to K = 10⁵ and extrapolates beyond; " +
-		"the paper grid times it wherever it fits the memory budget. At these Y, DrDAM does not retrieve random binary patterns " +
-		"at β = 40 even at K = 10² (a pilot with structured features and 1 seed: Δ_H to the stored pattern 0.15 at D = 784, " +
-		"against 0.0014 at Y = 2·10⁵; at D = 3072 still 0.054 at Y = 4·10⁵), and a smaller β merges MrDAM's memories " +
-		"(Δ_H 0.16 at β = 20, K = 10²): the break-even K grows in proportion to Y, so the table scales to another Y.",
-	Deviations: []string{
-		"Not in the paper, which reports no timings of MrDAM against DrDAM: the set-up (random binary patterns as §4.1, β = 40, Y ≈ 15·D as Fig. 1) is drdam's choice, stated in the help.",
-		"Descents take at most 50 steps of η = 0.05 (the paper's code: up to 1000 of 0.03) from 8 near queries per K, and MrDAM computes in the same precision as DrDAM (float32) as the reference of the retrieval; retrieval is measured only where storing the K patterns in a dense DrDAM costs at most 1.5·10¹¹ multiply-adds (quick) or 2·10¹² (paper).",
-		"The quick grid times MrDAM up to K = 10⁵ and extrapolates linearly in K beyond (marked `extrapolated` in points.csv, dashed in the figure); the paper grid times it wherever MrDAM and its patterns fit the memory budget (K = 10⁶ at D = 784, not at D = 3072).",
-		"Timings are wall-clock minima of repeated steps on a machine shared with other processes: the minimum is the least disturbed, and the seeds' spread is in the intervals.",
+		Context: "drdam's own experiment (issue 13): at D = 784 (28×28, MNIST) and D = 3072 (32×32×3, CIFAR-10), " +
+			"Y = 12000 and 45000, about the paper's ratio Y/D of Fig. 1 (1.8·10⁵/12288 ≈ 15), and β = 40, the retrieval-error β " +
+			"at which MrDAM keeps 500 stored patterns. The quick grid times MrDAM up to K = 10⁵ and extrapolates beyond; " +
+			"the paper grid times it wherever it fits the memory budget. At these Y, DrDAM does not retrieve random binary patterns " +
+			"at β = 40 even at K = 10² (a pilot with structured features and 1 seed: Δ_H to the stored pattern 0.15 at D = 784, " +
+			"against 0.0014 at Y = 2·10⁵; at D = 3072 still 0.054 at Y = 4·10⁵), and a smaller β merges MrDAM's memories " +
+			"(Δ_H 0.16 at β = 20, K = 10²): the break-even K grows in proportion to Y, so the table scales to another Y.",
+		Deviations: []string{
+			"Not in the paper, which reports no timings of MrDAM against DrDAM: the set-up (random binary patterns as §4.1, β = 40, Y ≈ 15·D as Fig. 1) is drdam's choice, stated in the help.",
+			"Descents take at most 50 steps of η = 0.05 (the paper's code: up to 1000 of 0.03) from 8 near queries per K, and MrDAM computes in the same precision as DrDAM (float32) as the reference of the retrieval; retrieval is measured only where storing the K patterns in a dense DrDAM costs at most 1.5·10¹¹ multiply-adds (quick) or 2·10¹² (paper).",
+			"The quick grid times MrDAM up to K = 10⁵ and extrapolates linearly in K beyond (marked `extrapolated` in points.csv, dashed in the figure); the paper grid times it wherever MrDAM and its patterns fit the memory budget (K = 10⁶ at D = 784, not at D = 3072).",
+			"Timings are wall-clock minima of repeated steps on a machine shared with other processes: the minimum is the least disturbed, and the seeds' spread is in the intervals.",
+		},
+		Reproduce: true,
 	},
-	Reproduce: true,
-	Spec: func(scale string) Spec {
+	spec: func(scale string) Spec {
 		s := Spec{Experiment: "break-even", Scale: scale, Precision: "float32", Basis: "sincos", Projection: "gaussian,structured",
 			Flip: 0.1, Seeds: 3, D: []int{784, 3072}, K: []int{100, 1000, 10000, 100000, 1000000}, Y: []int{12000, 45000},
 			Beta: []float64{40}, Queries: 8, Step: 0.05, MaxSteps: 50, Tol: 1e-8}
@@ -84,23 +85,23 @@ list of DrDAM's kinds here.`,
 		}
 		return s
 	},
-	FlagNotes: map[string]string{
+	flagNotes: map[string]string{
 		"precision":  "compute precision of both models, MrDAM and DrDAM alike (timed in it)",
 		"queries":    "near queries whose descents measure retrieval (0: no retrieval measured)",
 		"projection": "comma-separated DrDAM projections timed against MrDAM: gaussian, orthogonal, structured",
 	},
-	Plan: func(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
+	plan: func(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
 		g, err := s.breakEvenGrid(prec)
 		if err != nil {
 			return nil, err
 		}
 		return experiment.BreakEvenPlan(g, rates, done)
 	},
-	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
-		return map[string]*plots.Figure{"break-even": BreakEvenFigure(rows)}
+	figures: func(rows []experiment.Row) map[string]*plots.Figure {
+		return map[string]*plots.Figure{"break-even": breakEvenFigure(rows)}
 	},
-	Observe: func(rows []experiment.Row) []Finding {
-		return []Finding{ObserveBreakEven(rows), ObserveBreakEvenRecall(rows)}
+	observe: func(rows []experiment.Row) []Finding {
+		return []Finding{observeBreakEven(rows), observeBreakEvenRecall(rows)}
 	},
 }
 
@@ -122,31 +123,31 @@ func (s Spec) breakEvenGrid(prec dam.Precision) (experiment.BreakEvenGrid, error
 		g.MaxMeasuredK, g.QualityWork = breakEvenQuickMaxK, breakEvenQuickQuality
 	}
 	if len(s.Beta) != 1 {
-		return g, specErrorf("--beta %v: want one β", s.Beta)
+		return g, paramErrorf("beta", s.Beta, "want one β")
 	}
 	g.Beta = s.Beta[0]
 	if len(s.Y) != len(s.D) {
-		return g, specErrorf("--y %v: want one Y per value of --d (%d)", s.Y, len(s.D))
+		return g, paramErrorf("y", s.Y, "want one Y per value of parameter \"d\" (%d)", len(s.D))
 	}
 	var err error
 	if g.Basis, err = features.ParseBasis(s.Basis); err != nil {
-		return g, &SpecError{"--basis: " + err.Error()}
+		return g, &ParamError{Name: "basis", Msg: err.Error()}
 	}
 	for _, p := range strings.Split(s.Projection, ",") {
 		kind, err := features.ParseProjectionKind(strings.TrimSpace(p))
 		if err != nil {
-			return g, &SpecError{"--projection: " + err.Error()}
+			return g, &ParamError{Name: "projection", Msg: err.Error()}
 		}
 		if slices.Contains(g.Projections, kind) {
-			return g, specErrorf("--projection %q: a kind listed twice", s.Projection)
+			return g, paramErrorf("projection", s.Projection, "a kind listed twice")
 		}
 		g.Projections = append(g.Projections, kind)
 	}
 	if !(s.Flip >= 0 && s.Flip <= 1) {
-		return g, specErrorf("--flip %v: want a fraction in [0, 1]", s.Flip)
+		return g, paramErrorf("flip", s.Flip, "want a fraction in [0, 1]")
 	}
 	if s.Seeds < 1 {
-		return g, specErrorf("--seeds %d: want at least 1", s.Seeds)
+		return g, paramErrorf("seeds", s.Seeds, "want at least 1")
 	}
 	if g.Retrieval, err = s.retrieval(); err != nil {
 		return g, err
@@ -252,11 +253,11 @@ func log10Interval(xs []float64) string {
 	return fmt.Sprintf("%.3g [%.3g, %.3g]", math.Pow(10, iv.Mean), math.Pow(10, iv.Lo), math.Pow(10, iv.Hi))
 }
 
-// ObserveBreakEven checks that a break-even K exists within the grid: at
+// observeBreakEven checks that a break-even K exists within the grid: at
 // each D and for each DrDAM kind, MrDAM's time per step at the largest K
 // (timed or extrapolated) exceeds DrDAM's. Its details hold the table of
 // break-even K.
-func ObserveBreakEven(rows []experiment.Row) Finding {
+func observeBreakEven(rows []experiment.Row) Finding {
 	f := Finding{Ours: true, Name: "Break-even", Claim: "DrDAM is faster per step than MrDAM below the largest K of the grid, at every D and for each projection kind",
 		Rule: "per (D, DrDAM kind), one statistic per seed: log(t_MrDAM(K_max)/t_DrDAM), MrDAM's time per step at the largest K of the grid " +
 			"(timed, or extrapolated linearly in K where marked) over DrDAM's; the claim is that its mean is above 0 (DrDAM faster), " +
@@ -354,11 +355,11 @@ func breakEvenTableRow(rows []experiment.Row, d int, kind string, ks []float64) 
 // the 10% flipped in the near queries.
 const breakEvenRecallMax = 0.01
 
-// ObserveBreakEvenRecall checks that DrDAM retrieves as well as MrDAM at
+// observeBreakEvenRecall checks that DrDAM retrieves as well as MrDAM at
 // its break-even K: at the smallest K of the grid at or above it where
 // retrieval was measured, DrDAM's Δ_H to the stored patterns exceeds
 // MrDAM's by less than breakEvenRecallMax.
-func ObserveBreakEvenRecall(rows []experiment.Row) Finding {
+func observeBreakEvenRecall(rows []experiment.Row) Finding {
 	f := Finding{Ours: true, Name: "Retrieval at break-even", Claim: "where DrDAM becomes faster than MrDAM, it retrieves the stored patterns as well as MrDAM",
 		Rule: fmt.Sprintf("per (D, DrDAM kind), at the smallest K of the grid at or above the break-even K (geometric mean over seeds) where retrieval "+
 			"was measured, one statistic per seed: DrDAM's Δ_H between its fixed points from the near queries and the stored patterns, "+
@@ -438,13 +439,13 @@ func geoMean(xs []float64) float64 {
 	return math.Exp(s / float64(n))
 }
 
-// BreakEvenFigure draws break-even: one column per D; time per step
+// breakEvenFigure draws break-even: one column per D; time per step
 // against K (log–log: MrDAM's timed line, its extrapolation dashed,
 // DrDAM's flat lines and the break-even K marked by vertical dashed
 // lines), memory against K (with the memory budget), and the retrieval
 // error Δ_H to the stored patterns against K. Points are means over seeds
 // with their 95% intervals as bars.
-func BreakEvenFigure(rows []experiment.Row) *plots.Figure {
+func breakEvenFigure(rows []experiment.Row) *plots.Figure {
 	ds, kinds := breakEvenGroups(rows)
 	sums := experiment.OverSeeds(rows)
 	f := &plots.Figure{Title: "MrDAM against DrDAM as K grows (bars: 95% intervals)",

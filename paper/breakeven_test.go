@@ -51,14 +51,14 @@ func TestObserveBreakEven(t *testing.T) {
 		// A tie at K = 10⁶: log ratios of +0.5, −0.5, 0.
 		{"tie", []float64{1e-6, 1e-6, 1e-6}, []float64{math.Exp(-0.5), math.Exp(0.5), 1}, Inconclusive},
 	} {
-		f := ObserveBreakEven(breakEvenRows(seeds, c.mr, c.dr, []float64{0, 0, 0}, 0))
+		f := observeBreakEven(breakEvenRows(seeds, c.mr, c.dr, []float64{0, 0, 0}, 0))
 		if f.Verdict != c.want {
 			t.Errorf("%s: verdict %q, want %q; details %q", c.name, f.Verdict, c.want, f.Details)
 		}
 	}
 	// The table: break-even at K = 10⁵ (geometric mean over seeds of
 	// 10⁻²/c), MrDAM's memory there 1200·10⁵ bytes.
-	f := ObserveBreakEven(breakEvenRows(seeds, []float64{1e-7, 1e-7, 1e-7}, []float64{1e-2, 1e-2, 1e-2}, []float64{0, 0, 0}, 0))
+	f := observeBreakEven(breakEvenRows(seeds, []float64{1e-7, 1e-7, 1e-7}, []float64{1e-2, 1e-2, 1e-2}, []float64{0, 0, 0}, 0))
 	all := strings.Join(f.Details, "\n")
 	for _, want := range []string{"| 100 | gaussian | 1000 |", "1e+05 [1e+05, 1e+05]", "114 MiB", "(extrapolated)"} {
 		if !strings.Contains(all, want) {
@@ -66,7 +66,7 @@ func TestObserveBreakEven(t *testing.T) {
 		}
 	}
 	// One seed: no interval, inconclusive.
-	if f := ObserveBreakEven(breakEvenRows(seeds[:1], []float64{1e-7}, []float64{1e-2}, []float64{0}, 0)); f.Verdict != Inconclusive {
+	if f := observeBreakEven(breakEvenRows(seeds[:1], []float64{1e-7}, []float64{1e-2}, []float64{0}, 0)); f.Verdict != Inconclusive {
 		t.Errorf("one seed: verdict %q, want %q", f.Verdict, Inconclusive)
 	}
 }
@@ -84,20 +84,20 @@ func TestObserveBreakEvenRecall(t *testing.T) {
 		// Spread around the reference 0.01: neither side.
 		{"tie", []float64{0, 0.01, 0.02}, Inconclusive},
 	} {
-		f := ObserveBreakEvenRecall(breakEvenRows(seeds, mr, dr, c.drRecall, 0))
+		f := observeBreakEvenRecall(breakEvenRows(seeds, mr, dr, c.drRecall, 0))
 		if f.Verdict != c.want {
 			t.Errorf("%s: verdict %q, want %q; details %q", c.name, f.Verdict, c.want, f.Details)
 		}
 	}
 	// Break-even at K = 10⁶, beyond the K where retrieval was measured.
-	if f := ObserveBreakEvenRecall(breakEvenRows(seeds, mr, []float64{0.1, 0.1, 0.1}, []float64{0, 0, 0}, 0)); f.Verdict != NotMeasured {
+	if f := observeBreakEvenRecall(breakEvenRows(seeds, mr, []float64{0.1, 0.1, 0.1}, []float64{0, 0, 0}, 0)); f.Verdict != NotMeasured {
 		t.Errorf("beyond: verdict %q, want %q", f.Verdict, NotMeasured)
 	}
 }
 
 func TestBreakEvenFigure(t *testing.T) {
 	rows := breakEvenRows([]uint64{1, 101}, []float64{1e-7, 1.2e-7}, []float64{1e-2, 1e-2}, []float64{0.1, 0.2}, 0)
-	f := BreakEvenFigure(rows)
+	f := breakEvenFigure(rows)
 	if f.Rows != 3 || f.Cols != 1 || len(f.Panels) != 3 {
 		t.Fatalf("figure %d×%d with %d panels, want 3×1 with 3", f.Rows, f.Cols, len(f.Panels))
 	}

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"image"
@@ -34,8 +35,8 @@ func Photos(sub string) string {
 }
 
 // ImageSpec is what an image completion is asked: which images, how they
-// are occluded, the models and the descent. The command's flags of
-// drdam complete and of the image experiments set its fields.
+// are occluded, the models and the descent. Its parameters (ImageParams),
+// shared by drdam complete and the image experiments, set its fields.
 type ImageSpec struct {
 	Images        []string // PNG/JPEG files or folders of them
 	CIFAR         string   // a CIFAR-10 binary batch file (instead of Images)
@@ -48,10 +49,10 @@ type ImageSpec struct {
 	Occlude       string   // bottom:FRAC, random:FRAC or box:TOP,LEFT,H,W
 	Beta          float64
 	Y             int
-	Basis         string // DrDAM's feature basis
-	Projection    string // DrDAM's projection
-	Precision     string // DrDAM's compute precision
-	Seed          uint64 // of the projection (and of random occlusions)
+	Basis         features.Basis          // DrDAM's feature basis
+	Projection    features.ProjectionKind // DrDAM's projection
+	Precision     dam.Precision           // DrDAM's compute precision
+	Seed          uint64                  // of the projection (and of random occlusions)
 	Step          float64
 	Steps         int
 	Tol           float64 // stop a query when its energy changes by less (0: every step)
@@ -77,8 +78,8 @@ type ImageSpec struct {
 // in float32 (the fastest, with the errors of iid ones: docs/projections),
 // the paper's plain descent (no box) and 3 seeds.
 func DefaultImageSpec() ImageSpec {
-	return ImageSpec{Size: "64x64", Occlude: "bottom:0.67", Beta: 60, Y: 180000, Basis: "sincos", Projection: "structured",
-		Precision: "float32", Step: 0.1, Steps: 300, Fill: "zero", Seeds: 3}
+	return ImageSpec{Size: "64x64", Occlude: "bottom:0.67", Beta: 60, Y: 180000, Basis: features.SinCos, Projection: features.Structured,
+		Precision: dam.Float32, Step: 0.1, Steps: 300, Fill: "zero", Seeds: 3}
 }
 
 // Completion is a loaded image completion, ready to run.
@@ -98,20 +99,20 @@ type Completion struct {
 func (s ImageSpec) Load() (*Completion, error) {
 	h, w, err := imageio.ParseSize(s.Size)
 	if err != nil {
-		return nil, &SpecError{"--size " + err.Error()}
+		return nil, valueErr("size", s.Size, err)
 	}
 	if s.cifar() != "" {
 		h, w = 32, 32
 	}
 	if err := firstFailing(
-		check{s.N < 0, "--n %d: want ≥ 0", s.N},
-		check{s.Queries < 0, "--queries %d: want ≥ 0", s.Queries},
-		check{!(s.Beta > 0) || math.IsInf(s.Beta, 0), "--beta %v: want a number > 0", s.Beta},
-		check{s.Y < 1, "--y %d: want at least 1", s.Y},
-		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "--step %v: want a number > 0", s.Step},
-		check{s.Steps < 1, "--steps %d: want at least 1", s.Steps},
-		check{!(s.Tol >= 0), "--tol %v: want a number ≥ 0", s.Tol},
-		check{s.Seeds < 0, "--seeds %d: want ≥ 0", s.Seeds},
+		check{s.N < 0, "n", s.N, "want ≥ 0"},
+		check{s.Queries < 0, "queries", s.Queries, "want ≥ 0"},
+		check{!(s.Beta > 0) || math.IsInf(s.Beta, 0), "beta", s.Beta, "want a number > 0"},
+		check{s.Y < 1, "y", s.Y, "want at least 1"},
+		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "step", s.Step, "want a number > 0"},
+		check{s.Steps < 1, "steps", s.Steps, "want at least 1"},
+		check{!(s.Tol >= 0), "tol", s.Tol, "want a number ≥ 0"},
+		check{s.Seeds < 0, "seeds", s.Seeds, "want ≥ 0"},
 	); err != nil {
 		return nil, err
 	}
@@ -126,7 +127,7 @@ func (s ImageSpec) Load() (*Completion, error) {
 	fill := experiment.FillZero
 	if s.Fill != "" {
 		if fill, err = experiment.ParseFill(s.Fill); err != nil {
-			return nil, &SpecError{"--fill: " + err.Error()}
+			return nil, &ParamError{Name: "fill", Msg: err.Error()}
 		}
 	}
 	ims, err := s.loadImages(h, w)
@@ -165,25 +166,14 @@ func (s ImageSpec) Load() (*Completion, error) {
 // drdam returns the configuration of the DrDAM (D and β are set by
 // experiment.Complete).
 func (s ImageSpec) drdam() (dam.Config, error) {
-	cfg := dam.Config{Y: s.Y, Seed: s.Seed}
-	var err error
-	if cfg.Basis, err = features.ParseBasis(s.Basis); err != nil {
-		return cfg, &SpecError{"--basis: " + err.Error()}
-	}
-	if cfg.Projection, err = features.ParseProjectionKind(s.Projection); err != nil {
-		return cfg, &SpecError{"--projection: " + err.Error()}
-	}
-	if cfg.Precision, err = dam.ParsePrecision(s.Precision); err != nil {
-		return cfg, &SpecError{"--precision: " + err.Error()}
-	}
-	return cfg, nil
+	return dam.Config{Y: s.Y, Seed: s.Seed, Basis: s.Basis, Projection: s.Projection, Precision: s.Precision}, nil
 }
 
 // mask returns the visibility mask of s.Occlude for h×w images.
 func (s ImageSpec) mask(h, w int) ([]bool, error) {
 	vis, err := imageio.ParseOcclusion(s.Occlude, h, w, s.Seed)
 	if err != nil {
-		return nil, &SpecError{"--occlude " + err.Error()}
+		return nil, valueErr("occlude", s.Occlude, err)
 	}
 	return vis, nil
 }
@@ -211,7 +201,7 @@ func (s ImageSpec) loadImages(h, w int) ([]*imageio.Image, error) {
 	case len(s.Images) > 0:
 		ims, err = imageio.Load(s.Images, h, w)
 	default:
-		return nil, specErrorf("no images: pass --images DIR (or --cifar FILE, --tiny-imagenet DIR, --idx FILE)")
+		return nil, &ParamError{Name: "images", Msg: `no images given (nor parameter "cifar", parameter "tiny-imagenet" or parameter "idx")`}
 	}
 	if err != nil {
 		return nil, err
@@ -229,7 +219,7 @@ func (s ImageSpec) loadImages(h, w int) ([]*imageio.Image, error) {
 // energy traces, Fig. 1B) and rmse.csv (every seed, image and run); with
 // CompareBox, grid-box.png or grid-plain.png for the other run. title
 // heads the grid. The first Runs is that of Run.Box.
-func RunCompletion(c *Completion, dir, title string, log io.Writer) ([]*Runs, error) {
+func RunCompletion(ctx context.Context, c *Completion, dir, title string, log io.Writer) ([]*Runs, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -242,7 +232,7 @@ func RunCompletion(c *Completion, dir, title string, log io.Writer) ([]*Runs, er
 	for bi, box := range boxes {
 		fmt.Fprintf(log, "completing %d of %d stored %dx%d images (D = %d, β = %g, Y = %d %v %v, %d steps, %s, %d seeds)…\n",
 			c.Queries, len(c.Images), c.H, c.W, r.D, r.Beta, dr.Y, dr.Basis, dr.Projection, r.MaxSteps, descentName(box), len(c.Seeds))
-		runs, err := c.RunSeeds(box)
+		runs, err := c.RunSeeds(ctx, box)
 		if err != nil {
 			return nil, err
 		}
@@ -277,11 +267,15 @@ func descentName(box bool) string {
 }
 
 // RunSeeds completes the queries of c once per seed of c.Seeds with the
-// box on or off; MrDAM, deterministic, descends once and is shared.
-func (c *Completion) RunSeeds(box bool) (*Runs, error) {
+// box on or off; MrDAM, deterministic, descends once and is shared. It
+// checks ctx before each seed.
+func (c *Completion) RunSeeds(ctx context.Context, box bool) (*Runs, error) {
 	runs := &Runs{Box: box, Seeds: c.Seeds}
 	var mr *dam.Result
 	for _, s := range c.Seeds {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("before seed %d: %w", s, err)
+		}
 		run := c.Run
 		run.Box = box
 		run.DrDAM.Seed = s

@@ -1,9 +1,9 @@
 package paper
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
-	"gonum.org/v1/gonum/stat"
 	"io"
 	"math"
 	"os"
@@ -18,16 +18,17 @@ import (
 	"github.com/drdam/drdam/internal/atomicfile"
 	"github.com/drdam/drdam/metrics"
 	"github.com/drdam/drdam/plots"
+	"gonum.org/v1/gonum/stat"
 )
 
 // compression is drdam's compression curve: how well DrDAM retrieves
 // occluded photos as T shrinks from 4× to ¼ of the memory matrix.
-var compression = &Experiment{
-	Name:    "compression",
-	Figure:  "Fig. 2 over the size of T (drdam's)",
-	Kind:    KindCompression,
-	Summary: "drdam's: retrieval of 12 occluded 64×64 photos against the size of T, 25% to 400% of the memory matrix",
-	Help: `
+var compression = &compressionExperiment{
+	info: Info{
+		Name:    "compression",
+		Figure:  "Fig. 2 over the size of T (drdam's)",
+		Summary: "drdam's: retrieval of 12 occluded 64×64 photos against the size of T, 25% to 400% of the memory matrix",
+		Help: `
 The compression curve (beyond the paper, which claims compression in Fig. 2
 at one size): all the photos (the twelve shared 64×64 ones by default) are
 stored (K·D = 12 × 12288 values in MrDAM's memory matrix) in DrDAMs whose T
@@ -42,22 +43,62 @@ curve.png and .svg (occluded RMSE to the original and to MrDAM, and the
 fraction of photos retrieved, against the ratio), table.md, rmse.csv
 (every ratio, seed and photo) and findings.md, which says the smallest
 ratio from which DrDAM retrieves every photo.`,
-	Reproduce: true,
-	Deviations: []string{
-		"Beyond the paper, which claims compression at one size (Fig. 2). Retrieval is the paper's sense (the completion is nearer its own stored photo than any other, on the occluded pixels); " +
-			"a match to MrDAM is fig1's reference of 10 gray levels.",
-		photosDeviation, sorfDeviation, seedsDeviation,
+		Reproduce: true,
+		Deviations: []string{
+			"Beyond the paper, which claims compression at one size (Fig. 2). Retrieval is the paper's sense (the completion is nearer its own stored photo than any other, on the occluded pixels); " +
+				"a match to MrDAM is fig1's reference of 10 gray levels.",
+			photosDeviation, sorfDeviation, seedsDeviation,
+		},
+		Photos: "tiny64",
 	},
-	Photos: "tiny64",
-	Images: imageDefaults(func(s *ImageSpec) {
+	images: imageDefaults(func(s *ImageSpec) {
 		s.Occlude, s.Steps, s.Tol = "bottom:0.4", 1000, 1e-8
 	}),
-	Compression: CompressionSpec{Ratios: []float64{0.25, 0.5, 1, 1.63, 2, 4}},
+	compression: compressionSpec{Ratios: []float64{0.25, 0.5, 1, 1.63, 2, 4}},
 }
 
-// CompressionSpec is the grid of a Compression experiment: the sizes of T
+// compressionExperiment is an experiment that completes occluded images
+// with DrDAMs whose T ranges over sizes relative to the memory matrix (an
+// ImageSpec and a compressionSpec): curve.png and .svg, table.md,
+// rmse.csv, findings.md.
+type compressionExperiment struct {
+	info        Info
+	images      ImageSpec       // the defaults of its ImageSpec
+	compression compressionSpec // the default sizes of T
+}
+
+// Info returns what x is.
+func (x *compressionExperiment) Info() Info { return imageInfo(x.info, "") }
+
+// Params returns the parameters of an image completion, and the ratios
+// (y is not used: the ratios set Y).
+func (x *compressionExperiment) Params(scale string) *Params {
+	ps, c := imageParams(x.info, x.images, scale)
+	c.ratios = x.compression.Ratios
+	ps.add("ratios", positives(&c.ratios), "string", "comma-separated sizes of T as fractions of the memory matrix K·D (Y = ratio·K·D/2 with sincos)")
+	ps.Lookup("y").Help = "not used: " + x.info.Name + " sets Y from --ratios"
+	return ps
+}
+
+// Run completes the images at every ratio (see runCompression).
+func (x *compressionExperiment) Run(ctx context.Context, p *Params, dir string, obs Observer) (*Result, error) {
+	ic, err := imageConfigOf(x.info.Name, p)
+	if err != nil {
+		return nil, err
+	}
+	if p.isSet("y") {
+		return nil, &ParamError{Name: "y", Msg: x.info.Name + ` sets Y from parameter "ratios"`}
+	}
+	c, err := ic.spec.Load()
+	if err != nil {
+		return nil, err
+	}
+	return x.runCompression(ctx, c, compressionSpec{Ratios: ic.ratios}, dir, obs)
+}
+
+// compressionSpec is the grid of a Compression experiment: the sizes of T
 // as ratios to the memory matrix K·D.
-type CompressionSpec struct {
+type compressionSpec struct {
 	Ratios []float64
 }
 
@@ -67,17 +108,17 @@ type compressionCell struct {
 	Res *experiment.CompletionResult
 }
 
-// RunCompression runs the Compression experiment x on c: for each ratio
+// runCompression runs the Compression experiment x on c: for each ratio
 // of cs, a DrDAM whose T has that many times K·D values completes every
 // occluded query of c, once per seed; MrDAM once. It writes curve.png and
 // .svg, table.md, rmse.csv and findings.md into dir; Text is the table.
-func RunCompression(x *Experiment, c *Completion, cs CompressionSpec, dir string, progress func(done, total int, label string)) (*Result, error) {
+func (x *compressionExperiment) runCompression(ctx context.Context, c *Completion, cs compressionSpec, dir string, obs Observer) (*Result, error) {
 	if len(cs.Ratios) == 0 {
-		return nil, specErrorf("--ratios: want at least one ratio")
+		return nil, &ParamError{Name: "ratios", Msg: "want at least one ratio"}
 	}
 	for _, r := range cs.Ratios {
 		if !(r > 0) || math.IsInf(r, 0) {
-			return nil, specErrorf("--ratios: %v: want numbers > 0", r)
+			return nil, paramErrorf("ratios", r, "want numbers > 0")
 		}
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -95,9 +136,10 @@ func RunCompression(x *Experiment, c *Completion, cs CompressionSpec, dir string
 	for ri, ratio := range cs.Ratios {
 		y := max(1, int(math.Round(ratio*float64(k*d)/float64(perY))))
 		for _, seed := range c.Seeds {
-			if progress != nil {
-				progress(done, total, fmt.Sprintf("compression: T at %.0f%% (Y = %d), seed %d", 100*ratio, y, seed))
+			if err := ctx.Err(); err != nil {
+				return nil, fmt.Errorf("%s: stopped before T at %.0f%%, seed %d: %w", x.info.Name, 100*ratio, seed, err)
 			}
+			obs.progress(float64(done), float64(total), fmt.Sprintf("compression: T at %.0f%% (Y = %d), seed %d", 100*ratio, y, seed))
 			done++
 			run := c.Run
 			run.DrDAM.Y, run.DrDAM.Seed, run.Mr = y, seed, mr
@@ -109,9 +151,7 @@ func RunCompression(x *Experiment, c *Completion, cs CompressionSpec, dir string
 			cells[ri] = append(cells[ri], compressionCell{Y: y, Res: res})
 		}
 	}
-	if progress != nil {
-		progress(total, total, "compression: writing")
-	}
+	obs.progress(float64(total), float64(total), "compression: writing")
 	if err := c.writeCompressionCSV(filepath.Join(dir, "rmse.csv"), cs, cells); err != nil {
 		return nil, err
 	}
@@ -122,7 +162,7 @@ func RunCompression(x *Experiment, c *Completion, cs CompressionSpec, dir string
 	if err := c.compressionFigure(cs, cells).SaveAll(filepath.Join(dir, "curve")); err != nil {
 		return nil, err
 	}
-	r := &Result{Exp: x, Dir: dir, Figures: []string{"curve.png"}, Findings: c.judgeCompressionCurve(cs, cells), Elapsed: time.Since(start)}
+	r := &Result{Info: x.Info(), Dir: dir, Figures: []string{"curve.png"}, Findings: c.judgeCompressionCurve(cs, cells), Elapsed: time.Since(start)}
 	r.Summary = fmt.Sprintf("%d photos of %dx%d stored (D = %d, K·D = %d); all completed with occlusion %s; β = %g; DrDAM with %v features (%v projection, %v), "+
 		"T at %s of the memory matrix; steps of %g until |ΔE| < %g, at most %d, %s; seeds %s; %v in total. RMSEs in 0–255 units on the occluded pixels, mean over photos, "+
 		"then mean over seeds [95%% interval].\n\n%s", k, c.H, c.W, d, k*d, c.Occlude, c.Run.Beta, cfg.Basis, cfg.Projection, cfg.Precision,
@@ -170,7 +210,7 @@ func retrievedShare(cells []compressionCell) []float64 {
 }
 
 // compressionTable formats the curve as a Markdown table.
-func (c *Completion) compressionTable(cs CompressionSpec, cells [][]compressionCell) string {
+func (c *Completion) compressionTable(cs compressionSpec, cells [][]compressionCell) string {
 	var b strings.Builder
 	b.WriteString("| T / (K·D) | Y | values of T | DrDAM–original | DrDAM–MrDAM | DrDAM–MrDAM (whole image) | photos retrieved | stalled |\n|---|---|---|---|---|---|---|---|\n")
 	for ri, ratio := range cs.Ratios {
@@ -204,7 +244,7 @@ func countAbove(xs []float64, v float64) int {
 // compressionFigure draws the curve: occluded RMSEs and the fraction
 // retrieved against the ratio, means over seeds with their 95% intervals
 // as bands.
-func (c *Completion) compressionFigure(cs CompressionSpec, cells [][]compressionCell) *plots.Figure {
+func (c *Completion) compressionFigure(cs compressionSpec, cells [][]compressionCell) *plots.Figure {
 	xs := make([]float64, len(cs.Ratios))
 	for i, r := range cs.Ratios {
 		xs[i] = 100 * r
@@ -246,7 +286,7 @@ func finiteOr(v, alt float64) float64 {
 }
 
 // writeCompressionCSV writes every ratio, seed and photo.
-func (c *Completion) writeCompressionCSV(path string, cs CompressionSpec, cells [][]compressionCell) error {
+func (c *Completion) writeCompressionCSV(path string, cs compressionSpec, cells [][]compressionCell) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"ratio", "y", "t_values", "seed", "image", "rmse_drdam_original_occluded", "rmse_drdam_mrdam_occluded", "rmse_mrdam_original_occluded",
@@ -280,7 +320,7 @@ func (c *Completion) ratioRuns(cells []compressionCell) *Runs {
 // ratio, retrieval of every photo (fig2's rule) and the match to MrDAM
 // (fig1's), and the smallest ratio from which each holds at every larger
 // ratio of the grid.
-func (c *Completion) judgeCompressionCurve(cs CompressionSpec, cells [][]compressionCell) []Finding {
+func (c *Completion) judgeCompressionCurve(cs compressionSpec, cells [][]compressionCell) []Finding {
 	ret := make([]string, len(cs.Ratios))
 	match := make([]string, len(cs.Ratios))
 	var details []string
@@ -315,7 +355,7 @@ func (c *Completion) judgeCompressionCurve(cs CompressionSpec, cells [][]compres
 
 // unconverged says, per ratio, how many DrDAM descents ran to the step
 // limit without converging.
-func unconverged(cs CompressionSpec, cells [][]compressionCell) string {
+func unconverged(cs compressionSpec, cells [][]compressionCell) string {
 	var parts []string
 	for ri, r := range cs.Ratios {
 		n, all := 0, 0

@@ -5,44 +5,51 @@
 //
 // # The registry
 //
-// All lists every Experiment; Lookup finds one by name. An Experiment says
-// what it is (name, figure, help, what the paper reports) and how it runs,
-// by its Kind:
+// All lists every Experiment; Lookup finds one by name. An Experiment is
+// an interface: Info says what it is (name, figure, help, what the paper
+// reports, its deviations), Params(scale) lists its parameters (name,
+// help, type and default; values read and written as text, so that a
+// command binds them as flags in one loop) with the defaults of a scale,
+// and Run(ctx, params, dir, observer) runs it, reporting progress and log
+// lines to one Observer and stopping soon after ctx is cancelled. A
+// parameter refused is a *ParamError naming it. Five kinds implement it,
+// each in the file that defines it:
 //
-//   - KindGrid (energy-error, error-vs-k, basis-ablation, retrieval-error:
-//     Fig. 3, 5, 6 and 4A; theorem1: Theorem 1 and Corollary 1): a Spec (the grid at a scale, "quick" or
-//     "paper") becomes a plan of package experiment; PrepareGrid resumes
-//     what an earlier run into the same directory measured, GridRun.Run
-//     measures the rest and writes points.csv, config.json, the figures
-//     (PNG and SVG) and findings.md.
-//   - KindCompletion (fig1, fig2), KindSweep (fig4b) and KindCompression
-//     (compression): an ImageSpec is loaded into a Completion of occluded
-//     images; RunImageExperiment, RunSweep and RunCompression complete
-//     them with MrDAM and with DrDAMs over --seeds projection seeds and
-//     write the image grid, the energy traces or the curve, the RMSEs on
-//     the occluded pixels (every seed in a CSV) and findings.md.
-//   - KindComparison (projections): RunComparison compares projection
-//     kinds on the set-up of §4.1 (points.csv and a table of ratios).
+//   - grids (grid.go: energy-error, error-vs-k, basis-ablation,
+//     retrieval-error: Fig. 3, 5, 6 and 4A; theorem1: Theorem 1 and
+//     Corollary 1; break-even): a Spec (the grid at a scale, "quick" or
+//     "paper", with the parameters given applied) becomes a plan of package
+//     experiment; Run resumes what an earlier run into the same directory
+//     measured, measures the rest and writes points.csv, config.json, the
+//     figures (PNG and SVG) and findings.md.
+//   - completions (images.go: fig1, fig2), a sweep over β × Y (sweep.go:
+//     fig4b) and completions over the size of T (compression.go): an
+//     ImageSpec is loaded into a Completion of occluded images, completed
+//     with MrDAM and with DrDAMs over several projection seeds; Run writes
+//     the image grid, the energy traces or the curve, the RMSEs on the
+//     occluded pixels (every seed in a CSV) and findings.md.
+//   - the comparison of projection kinds on the set-up of §4.1
+//     (projections.go: projections): points.csv and a table of ratios.
 //
 // drdam reproduce runs the experiments marked Reproduce, in the registry's
 // order, and Report turns their Results into one REPORT.md.
 //
 // # Judging the claims
 //
-// The Observe functions (Obs. 1–3 of §4.1, Corollary 1, Fig. 4A, 5 and 6,
+// The observe functions (Obs. 1–3 of §4.1, Corollary 1, Fig. 4A, 5 and 6,
 // Theorem 1, break-even) and the judges of the image experiments check
 // the paper's claims against measured rows and return Findings: a verdict
 // (Holds, DoesNotHold, Inconclusive, NotMeasured), the rule and the
 // numbers behind it. Every verdict follows StatRule (verdict.go): one
 // statistic per independent replicate (a seed, or an image), its 95%
 // Student-t interval against a reference value stated in advance, groups
-// combined so that a claim holds only where every group holds. The Figures functions draw rows in the paper's layout (package
+// combined so that a claim holds only where every group holds. The figures functions draw rows in the paper's layout (package
 // plots).
 //
 // # Adding an experiment
 //
-// Write a file that defines it (an *Experiment of an existing Kind, with
-// its defaults, plan, figures and observations), add it to the registry's
+// Write a file that defines it (a value of an existing kind, with its
+// defaults, plan, figures and observations), add it to the registry's
 // list in registry.go, and test it in a file of its own: the command's
 // flags, drdam reproduce and the report follow from the registry. See
 // docs/ARCHITECTURE.md.

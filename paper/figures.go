@@ -66,7 +66,7 @@ func meanCurve(sums []experiment.Summary, keep func(experiment.Row) bool, x func
 	return xs, ys, hs
 }
 
-// SeriesSlope returns the log–log slope p (err ∝ x^p) of the series of
+// seriesSlope returns the log–log slope p (err ∝ x^p) of the series of
 // rows selected by keep, the rows' Mean against x(row), with its 95%
 // (experiment.Level) confidence interval. The rows may hold several seeds
 // (replicates): then the slope is fitted to each seed's series
@@ -79,7 +79,7 @@ func meanCurve(sums []experiment.Summary, keep func(experiment.Row) bool, x func
 // several seeds, the interval is unbounded.
 //
 // keep must select one series: one row per seed and x.
-func SeriesSlope(rows []experiment.Row, keep func(experiment.Row) bool, x func(experiment.Row) float64) metrics.Interval {
+func seriesSlope(rows []experiment.Row, keep func(experiment.Row) bool, x func(experiment.Row) float64) metrics.Interval {
 	sel := experiment.Select(rows, keep)
 	points := func(rs []experiment.Row) (xs, ys []float64) {
 		for _, r := range rs {
@@ -169,11 +169,11 @@ func interp(xs, ys, at []float64) []float64 {
 	return out
 }
 
-// GuessBaseline returns the random-guess error of §4.1 for dimension d and
+// guessBaseline returns the random-guess error of §4.1 for dimension d and
 // a metric: the mean over Y of the guess rows' errors (each the mean over
 // its seeds), maximized over β ("the highest average error across all βs
 // is plotted"), and false if there are no guess rows.
-func GuessBaseline(rows []experiment.Row, d int, metric string) (float64, bool) {
+func guessBaseline(rows []experiment.Row, d int, metric string) (float64, bool) {
 	sums := experiment.OverSeeds(experiment.Select(rows, func(r experiment.Row) bool {
 		return r.D == d && r.Queries == experiment.Guess && r.Metric == metric
 	}))
@@ -205,7 +205,7 @@ func betaLabel(b float64) string { return fmt.Sprintf("β = %g", b) }
 // guessLine returns the random-guess baseline of a metric at dimension d.
 func guessLine(rows []experiment.Row, metric string) func(d int) (plots.HLine, bool) {
 	return func(d int) (plots.HLine, bool) {
-		v, ok := GuessBaseline(rows, d, metric)
+		v, ok := guessBaseline(rows, d, metric)
 		return plots.HLine{Label: "random guess", Y: v}, ok
 	}
 }
@@ -235,7 +235,7 @@ func dByQueries(rows []experiment.Row, g gridLayout) *plots.Figure {
 	}
 	ds := values(sel, func(r experiment.Row) int { return r.D })
 	betas := values(sel, func(r experiment.Row) float64 { return r.Beta })
-	sets := experiment.QuerySets
+	sets := experiment.QuerySets()
 	f := &plots.Figure{Title: g.title, Rows: len(ds), Cols: len(sets), ShareX: true, ShareY: true}
 	caption := []string{barsNote(sums)}
 	if g.fit {
@@ -277,7 +277,7 @@ func dByQueries(rows []experiment.Row, g gridLayout) *plots.Figure {
 					continue
 				}
 				p.Series = append(p.Series, plots.Series{Label: betaLabel(b), X: xs, Y: ys, Err: hs, Style: bi, Points: g.points})
-				if g.fit && fitDrawn(SeriesSlope(sel, keep, g.x)) {
+				if g.fit && fitDrawn(seriesSlope(sel, keep, g.x)) {
 					if bf, ok := metrics.FitInvSqrt(xs, ys); ok {
 						sx := smoothX(xs, 60)
 						p.Series = append(p.Series, plots.Series{Label: label("fitted b/√Y"), X: sx, Y: invSqrt(bf, sx), Style: bi, Dashed: true})
@@ -318,16 +318,16 @@ func addEnvelope(p *plots.Panel, bounds []experiment.Summary, keep func(experime
 	p.Bands = append(p.Bands, plots.Band{Label: label("envelope to measured"), X: sx, Lo: interp(xs, ys, sx), Hi: env, Style: bi})
 }
 
-// EnergyFigures returns the figures of energy-error (Fig. 3) by file base
+// energyFigures returns the figures of energy-error (Fig. 3) by file base
 // name: "energy" and "gradient", each with a row per D and the columns at,
 // near and far, the mean errors over seeds against Y as points with 95%
 // intervals, the random guess as a red dashed line, and a fitted b/√Y
-// where the series falls significantly (fitDrawn, SeriesSlope); and
+// where the series falls significantly (fitDrawn, seriesSlope); and
 // "bound", the gradient errors with the bound of Corollary 1 as written
 // and the fitted envelope the paper's code draws in its place, apart
 // because the bound lies orders of magnitude below the errors and would
 // squash them.
-func EnergyFigures(rows []experiment.Row) map[string]*plots.Figure {
+func energyFigures(rows []experiment.Row) map[string]*plots.Figure {
 	out := map[string]*plots.Figure{}
 	y := func(r experiment.Row) float64 { return float64(r.Y) }
 	for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient} {
@@ -342,21 +342,21 @@ func EnergyFigures(rows []experiment.Row) map[string]*plots.Figure {
 	return out
 }
 
-// RetrievalFigure returns the figure of retrieval-error (Fig. 4A): the
+// retrievalFigure returns the figure of retrieval-error (Fig. 4A): the
 // Hamming error between binarized fixed points against Y, mean over seeds
 // with 95% intervals, a row per D and the columns at, near and far, on a
 // linear axis from 0 to the error of a random guess (½), drawn as the
 // baseline.
-func RetrievalFigure(rows []experiment.Row) *plots.Figure {
+func retrievalFigure(rows []experiment.Row) *plots.Figure {
 	return dByQueries(rows, gridLayout{title: "Retrieval error of DrDAM against MrDAM (Fig. 4A)", metric: experiment.MetricHamming,
 		x: func(r experiment.Row) float64 { return float64(r.Y) }, xLabel: "Y", yInclude: []float64{0, 0.5},
 		baseline: func(int) (plots.HLine, bool) { return plots.HLine{Label: "random (½)", Y: 0.5}, true }})
 }
 
-// ErrorVsKFigures returns the figures of error-vs-k (Fig. 5) by file base
+// errorVsKFigures returns the figures of error-vs-k (Fig. 5) by file base
 // name ("energy", "gradient"): error against K at fixed Y, a row per D and
 // the columns at, near and far, one line per β, with the random guess.
-func ErrorVsKFigures(rows []experiment.Row) map[string]*plots.Figure {
+func errorVsKFigures(rows []experiment.Row) map[string]*plots.Figure {
 	out := map[string]*plots.Figure{}
 	ys := values(rows, func(r experiment.Row) int { return r.Y })
 	yl := make([]string, len(ys))
@@ -378,12 +378,12 @@ var fig6Betas = []float64{1, 10, 30, 60}
 // more, the figure keeps the paper's (fig6Betas).
 const maxFig6Rows = 6
 
-// BasisFigures returns the figures of basis-ablation (Fig. 6), one per
+// basisFigures returns the figures of basis-ablation (Fig. 6), one per
 // projection, by file base name: error against Y, one line per basis, in
 // a grid whose columns are (energy, gradient) × (stored, new) and whose
 // rows are the values of β (the paper's four, 1, 10, 30 and 60, where
 // there are more than six).
-func BasisFigures(rows []experiment.Row) map[string]*plots.Figure {
+func basisFigures(rows []experiment.Row) map[string]*plots.Figure {
 	out := map[string]*plots.Figure{}
 	for _, proj := range values(rows, func(r experiment.Row) string { return r.Projection }) {
 		sel := experiment.Select(rows, func(r experiment.Row) bool { return r.Projection == proj })

@@ -45,7 +45,7 @@ func figGridRows(ms []string, ys, ks []int) []experiment.Row {
 			for _, b := range []float64{10, 50} {
 				for _, k := range ks {
 					for _, y := range ys {
-						for _, q := range append(slices.Clone(experiment.QuerySets), experiment.Guess) {
+						for _, q := range append(slices.Clone(experiment.QuerySets()), experiment.Guess) {
 							for _, m := range ms {
 								c := 1.0
 								switch {
@@ -98,8 +98,8 @@ func TestFigureLayout(t *testing.T) {
 	t.Parallel()
 	byY := figGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricHamming, experiment.MetricBound}, figYs, []int{500})
 	byK := figGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient}, []int{200000}, []int{50, 100, 200, 400})
-	energy := EnergyFigures(byY)
-	errK := ErrorVsKFigures(byK)
+	energy := energyFigures(byY)
+	errK := errorVsKFigures(byK)
 	// Titles of a row per D and the columns at, near, far.
 	dTitles := []string{"at, D = 30", "near, D = 30", "far, D = 30", "at, D = 100", "near, D = 100", "far, D = 100"}
 	for _, tc := range []struct {
@@ -114,7 +114,7 @@ func TestFigureLayout(t *testing.T) {
 		{"fig3-energy", energy["energy"], 2, 3, dTitles, true, "Y", []int{0, 0, 0, 1, 1, 1}},
 		{"fig3-gradient", energy["gradient"], 2, 3, dTitles, true, "Y", []int{0, 0, 0, 1, 1, 1}},
 		{"fig3-bound", energy["bound"], 2, 3, dTitles, true, "Y", []int{0, 0, 0, 1, 1, 1}},
-		{"fig4a", RetrievalFigure(byY), 2, 3, dTitles, false, "Y", []int{0, 0, 0, 0, 0, 0}},
+		{"fig4a", retrievalFigure(byY), 2, 3, dTitles, false, "Y", []int{0, 0, 0, 0, 0, 0}},
 		{"fig5-energy", errK["energy"], 2, 3, dTitles, true, "K (stored patterns)", []int{0, 0, 0, 1, 1, 1}},
 		{"fig5-gradient", errK["gradient"], 2, 3, dTitles, true, "K (stored patterns)", []int{0, 0, 0, 1, 1, 1}},
 	} {
@@ -145,7 +145,7 @@ func TestFigureLayout(t *testing.T) {
 	}
 
 	// Fig. 4A: a linear axis from 0 to ½ at least.
-	for i, p := range RetrievalFigure(byY).Panels {
+	for i, p := range retrievalFigure(byY).Panels {
 		if !slices.Contains(p.YInclude, 0) || !slices.Contains(p.YInclude, 0.5) || len(p.HLines) != 1 || p.HLines[0].Y != 0.5 {
 			t.Errorf("fig4a panel %d: YInclude %v, baselines %v; want 0 and ½ and a baseline at ½", i, p.YInclude, p.HLines)
 		}
@@ -168,7 +168,7 @@ func TestFigureLayout(t *testing.T) {
 			}
 		}
 	}
-	f := BasisFigures(basis)["gaussian"]
+	f := basisFigures(basis)["gaussian"]
 	if f == nil || f.Rows != 2 || f.Cols != 4 || len(f.Panels) != 8 {
 		t.Fatalf("fig6: %+v, want a 2×4 grid", f)
 	}
@@ -195,7 +195,7 @@ func TestFigureLayout(t *testing.T) {
 func TestFigureBarsAndFits(t *testing.T) {
 	t.Parallel()
 	rows := figGridRows([]string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricBound}, figYs, []int{500})
-	figs := EnergyFigures(rows)
+	figs := energyFigures(rows)
 	for _, tc := range []struct {
 		fig   string
 		beta  float64
@@ -309,7 +309,7 @@ func TestSeriesSlope(t *testing.T) {
 		{"flat, 1 seed", keep(50, 0), metrics.Interval{Mean: 0.03, Lo: 0.03, Hi: 0.03, N: 4}, false},
 		{"none", keep(10), metrics.Interval{Mean: math.NaN(), Lo: -inf, Hi: inf}, false},
 	} {
-		got := SeriesSlope(rows, tc.keep, y)
+		got := seriesSlope(rows, tc.keep, y)
 		// 1e-9: slopes of exact powers, up to rounding in the logs.
 		eq := func(a, b float64) bool {
 			return a == b || math.IsNaN(a) && math.IsNaN(b) || scalar.EqualWithinAbsOrRel(a, b, 1e-9, 1e-9)
@@ -323,7 +323,7 @@ func TestSeriesSlope(t *testing.T) {
 	}
 	// Two Y and one seed: no interval, so no fit.
 	two := experiment.Select(rows, func(r experiment.Row) bool { return r.Y <= 4000 })
-	if got := SeriesSlope(two, keep(10, 0), y); !math.IsInf(got.Lo, -1) || !math.IsInf(got.Hi, 1) || fitDrawn(got) {
+	if got := seriesSlope(two, keep(10, 0), y); !math.IsInf(got.Lo, -1) || !math.IsInf(got.Hi, 1) || fitDrawn(got) {
 		t.Errorf("two points: %+v, want an unbounded interval and no fit", got)
 	}
 }
@@ -342,12 +342,12 @@ func TestGuessBaseline(t *testing.T) {
 		}
 		want = max(want, s/float64(len(figYs)))
 	}
-	got, ok := GuessBaseline(rows, 30, experiment.MetricEnergy)
+	got, ok := guessBaseline(rows, 30, experiment.MetricEnergy)
 	if !ok || !scalar.EqualWithinAbsOrRel(got, want, 1e-12, 1e-12) {
-		t.Errorf("GuessBaseline = %g, %v; want %g", got, ok, want)
+		t.Errorf("guessBaseline = %g, %v; want %g", got, ok, want)
 	}
-	if _, ok := GuessBaseline(rows, 31, experiment.MetricEnergy); ok {
-		t.Error("GuessBaseline found rows at D = 31")
+	if _, ok := guessBaseline(rows, 31, experiment.MetricEnergy); ok {
+		t.Error("guessBaseline found rows at D = 31")
 	}
 }
 

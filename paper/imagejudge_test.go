@@ -105,7 +105,7 @@ func sweepOf(nb, ny int, rmse func(bi, yi int) float64) sweepCells {
 // whose slopes are −0.1, 0, +0.1 (tie). (β): Y* ∝ β² (holds), β^−2 (does
 // not hold), and seeds with exponents −1, 0, +1 (tie).
 func TestSweepRules(t *testing.T) {
-	sw := SweepSpec{Betas: []float64{40, 60, 80}, Ys: []int{1000, 4000, 16000, 64000}}
+	sw := sweepSpec{Betas: []float64{40, 60, 80}, Ys: []int{1000, 4000, 16000, 64000}}
 	seeds := []uint64{0, 100, 200}
 	for _, c := range []struct {
 		want string
@@ -170,7 +170,7 @@ func TestCrossing(t *testing.T) {
 // from; each outcome on constructed margins.
 func TestCompressionRule(t *testing.T) {
 	ones := []float64{1, 1, 1}
-	cs := CompressionSpec{Ratios: []float64{0.25, 0.5, 1, 2}}
+	cs := compressionSpec{Ratios: []float64{0.25, 0.5, 1, 2}}
 	for want, at50 := range threeCases(0, 1) {
 		var cells [][]compressionCell
 		var c *Completion

@@ -79,12 +79,12 @@ func (f *Finding) finish(rows []experiment.Row, verdicts []string) {
 	f.Details = append([]string{seedNote(rows)}, f.Details...)
 }
 
-// ObserveNearFar checks Obs. 1 of §4.1 on energy-error rows: DrDAM's
+// observeNearFar checks Obs. 1 of §4.1 on energy-error rows: DrDAM's
 // errors at and near the stored patterns are below those far from them.
 // For each β (a group) and seed, the statistic is the mean over D, Y,
 // metric and query set (at, near) of log(far error / error); the claim
 // holds at a β when its interval lies above 0 (StatRule).
-func ObserveNearFar(rows []experiment.Row) Finding {
+func observeNearFar(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 1", Claim: "errors near the stored patterns are below those far from them",
 		Rule: "for each β and seed, the mean over D, Y, metric (energy, gradient) and query set (at, near) of log(far error / error); the claim holds at a β when its 95% interval across seeds lies above 0"}
 	bs := betas(rows)
@@ -119,11 +119,11 @@ func ObserveNearFar(rows []experiment.Row) Finding {
 	return f
 }
 
-// ObserveBeta checks the direction of Obs. 2 of §4.1: errors grow with
+// observeBeta checks the direction of Obs. 2 of §4.1: errors grow with
 // β. For each query set (a group) and seed, the statistic is the mean over
 // D, Y and metric of log(error at the largest β / error at the smallest);
 // the claim holds for a set when its interval lies above 0.
-func ObserveBeta(rows []experiment.Row) Finding {
+func observeBeta(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 2", Claim: "errors grow with β",
 		Rule: "for each query set and seed, the mean over D, Y and metric of log(error at the largest β / error at the smallest); the claim holds for a set when its 95% interval across seeds lies above 0"}
 	bs := betas(rows)
@@ -133,12 +133,12 @@ func ObserveBeta(rows []experiment.Row) Finding {
 	}
 	lo, hi := bs[0], bs[len(bs)-1]
 	var vs []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		xs := perSeed(rows, func(rs []experiment.Row) float64 {
 			num, den := betaPairs(rs, q, errorMetrics, hi, lo)
 			return meanLogRatio(num, den)
 		})
-		t := decide(xs, above, 0, 0, len(experiment.QuerySets))
+		t := decide(xs, above, 0, 0, len(experiment.QuerySets()))
 		if t.verdict == NotMeasured {
 			continue
 		}
@@ -175,12 +175,12 @@ func betaPairs(rows []experiment.Row, q experiment.QuerySet, ms []string, hi, lo
 // 10.
 var paperFactors = [][3]float64{{50, 30, 10}, {50, 10, 100}}
 
-// ObserveBetaFactors checks the factors of Obs. 2: near the stored
+// observeBetaFactors checks the factors of Obs. 2: near the stored
 // patterns, the energy error at β = 50 is ~10× that at β = 30 and ~100×
 // that at β = 10. For each pair (a group) and seed, the statistic is the
 // geometric mean over D and Y of the ratio; the claim holds for a pair
 // when its interval lies within a factor 2 of the paper's.
-func ObserveBetaFactors(rows []experiment.Row) Finding {
+func observeBetaFactors(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 2 (factors)", Claim: "near the stored patterns, β = 50 has ~10× the energy error of β = 30 and ~100× that of β = 10",
 		Rule: "for each pair of β and seed, the geometric mean over D and Y of the ratio of the near energy errors; the claim holds for a pair when its 95% interval across seeds lies within a factor 2 of the paper's factor (\"~10×\" read as 5–20×, stated before measuring)"}
 	var vs []string
@@ -266,7 +266,7 @@ func perSeries(rows []experiment.Row, s series, stat func(rs []experiment.Row, k
 	})
 }
 
-// ObserveSaturation checks the first half of Obs. 3 of §4.1: far from
+// observeSaturation checks the first half of Obs. 3 of §4.1: far from
 // the stored patterns at β ≥ 40 and D ≥ 100, DrDAM's errors do not improve
 // with Y. For each (D, β, metric) series (a group) and seed, the
 // statistic is the exponent p of median err ∝ Y^p; the claim holds for a
@@ -275,7 +275,7 @@ func perSeries(rows []experiment.Row, s series, stat func(rs []experiment.Row, k
 // error is ruled by the few queries whose φ·T falls near its clip floor,
 // and its exponent varies between −0.9 and +2.4 from one seed to the next
 // (measured on D = 256, β = 50, 16 seeds).
-func ObserveSaturation(rows []experiment.Row) Finding {
+func observeSaturation(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 3", Claim: "far queries at β ≥ 40 and D ≥ 100 do not improve with Y",
 		Rule: "for each far (D, β, metric) series with β ≥ 40, D ≥ 100 and each seed, the exponent p of median error ∝ Y^p; the claim holds for a series when its 95% interval across seeds lies above −0.25, half the random-feature rate −0.5 (stated from the theory, before measuring). The median is used because the mean gradient error far from the memories is ruled by rare queries near the clip floor of φ·T"}
 	ss := farSeries(rows)
@@ -306,13 +306,13 @@ func ObserveSaturation(rows []experiment.Row) Finding {
 	return f
 }
 
-// ObserveRandom checks the second half of Obs. 3: far from the stored
+// observeRandom checks the second half of Obs. 3: far from the stored
 // patterns at β ≥ 40 and D ≥ 100, DrDAM's errors stay near those of the
 // random guess of §4.1. For each (D, β, metric) series and seed, the
 // statistic is log(far mean error at the largest Y / the guess baseline of
 // that seed); the claim holds for a series when its interval lies within
 // a factor 2 of the guess.
-func ObserveRandom(rows []experiment.Row) Finding {
+func observeRandom(rows []experiment.Row) Finding {
 	f := Finding{Name: "Obs. 3 (near random)", Claim: "far queries at β ≥ 40 and D ≥ 100 have errors near the random guess",
 		Rule: "for each far (D, β, metric) series with β ≥ 40, D ≥ 100 and each seed, log(mean error at the largest Y / the random guess of §4.1); the claim holds for a series when its 95% interval across seeds lies within a factor 2 of the guess (stated before measuring)"}
 	ss := farSeries(rows)
@@ -320,7 +320,7 @@ func ObserveRandom(rows []experiment.Row) Finding {
 	for _, s := range ss {
 		xs := perSeries(rows, s, func(rs []experiment.Row, k experiment.Key) float64 {
 			_, _, sel, _ := slopeOverY(rs, k, experiment.Far, s.m)
-			g, okg := GuessBaseline(rs, s.d, s.m)
+			g, okg := guessBaseline(rs, s.d, s.m)
 			if len(sel) == 0 || !okg || !(g > 0) || !(sel[len(sel)-1].Mean > 0) {
 				return math.NaN()
 			}
@@ -341,13 +341,13 @@ func ObserveRandom(rows []experiment.Row) Finding {
 	return f
 }
 
-// ObserveK checks the trend of Fig. 5 (appendix) on error-vs-k rows: at
+// observeK checks the trend of Fig. 5 (appendix) on error-vs-k rows: at
 // fixed Y, errors at and near the stored patterns grow with K, while far
 // queries need not. For the at and near sets (the groups) and each seed,
 // the statistic is the mean over (D, β, metric) of the exponent p of err
 // ∝ K^p; the claim holds for a set when its interval lies above 0. The far
 // set's exponent is reported, not judged.
-func ObserveK(rows []experiment.Row) Finding {
+func observeK(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 5", Claim: "at fixed Y, errors grow with the number K of stored patterns (except for far queries)",
 		Rule: "for the at and near query sets and each seed, the mean over D, β and metric of the exponent p of error ∝ K^p; the claim holds for a set when its 95% interval across seeds lies above 0"}
 	slope := func(rs []experiment.Row, q experiment.QuerySet) float64 {
@@ -373,7 +373,7 @@ func ObserveK(rows []experiment.Row) Finding {
 		return stat.Mean(ps, nil)
 	}
 	var vs []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		xs := perSeed(rows, func(rs []experiment.Row) float64 { return slope(rs, q) })
 		t := decide(xs, above, 0, 0, 2)
 		if t.verdict == NotMeasured {
@@ -442,14 +442,14 @@ func basisAdvantage(si seedIndex, beta float64, pos, trig string) (num, den []fl
 	return num, den
 }
 
-// ObserveBases checks Fig. 6 (appendix) on basis-ablation rows: the
+// observeBases checks Fig. 6 (appendix) on basis-ablation rows: the
 // trigonometric bases (Cos, SinCos) approximate better than the positive
 // random features (Exp, ExpExp). Each pair of a trigonometric and a
 // positive basis at each β is a group; per seed, the statistic is the
 // mean over Y, query set, metric and projection of log(positive error /
 // trigonometric error); the claim holds for a group when its interval
 // lies above 0. Every β counts.
-func ObserveBases(rows []experiment.Row) Finding {
+func observeBases(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 6", Claim: "trigonometric bases (Cos, SinCos) beat Exp and ExpExp",
 		Rule: "for each β, each pair of a trigonometric basis (Cos, SinCos) and a positive one (Exp, ExpExp), and each seed, the mean over Y, query set, metric and projection of log(positive error / trigonometric error); the claim holds for a pair at a β when its 95% interval across seeds lies above 0; every β counts"}
 	trigs, poss := basisNames(features.Trigonometric), basisNames(features.Positive)
@@ -511,13 +511,13 @@ func sincosBest(rows []experiment.Row) (n, of int) {
 	return n, of
 }
 
-// ObserveBasesTrend checks the second half of Fig. 6's claim: the
+// observeBasesTrend checks the second half of Fig. 6's claim: the
 // trigonometric bases' advantage grows with β. Per seed, the statistic is
 // the least-squares slope, against log β, of the advantage (the mean over
 // pairs of bases, Y, query set, metric and projection of log(positive
 // error / trigonometric error)); the claim holds when its interval lies
 // above 0.
-func ObserveBasesTrend(rows []experiment.Row) Finding {
+func observeBasesTrend(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 6 (high β)", Claim: "the trigonometric bases' advantage is largest at high β",
 		Rule: "for each seed, the least-squares slope, against log β, of the mean log(positive error / trigonometric error) over pairs of bases, Y, query set, metric and projection; the claim holds when its 95% interval across seeds lies above 0"}
 	trigs, poss := basisNames(features.Trigonometric), basisNames(features.Positive)
@@ -551,14 +551,14 @@ func ObserveBasesTrend(rows []experiment.Row) Finding {
 	return f
 }
 
-// ObserveBound compares the bound of Corollary 1 (experiment.MetricBound
+// observeBound compares the bound of Corollary 1 (experiment.MetricBound
 // rows, C₂ = ½, C₁ measured), as written, with the measured gradient
 // errors, which the paper says it fits tightly at low β and D. For each β
 // at the smallest D (a group) and seed, the statistic is the median over
 // Y and query sets of log(measured gradient MAE / bound); the fit is tight
 // when its interval lies within [log 0.1, log 10]: within an order of
 // magnitude either way.
-func ObserveBound(rows []experiment.Row) Finding {
+func observeBound(rows []experiment.Row) Finding {
 	f := Finding{Name: "Corollary 1", Claim: "the bound of Corollary 1 fits the gradient errors tightly at low β and D",
 		Rule: "for each β at the smallest D and each seed, the median over Y and query sets of log(measured gradient MAE / the bound as written, with C₂ = ½, C₁ the largest |k − φ·φ|·√(Y/D) over 192 pattern–query pairs, E₀ each query's MrDAM energy); the fit is tight at a β when its 95% interval across seeds lies within a factor 10 either way"}
 	ds := values(experiment.Select(rows, func(r experiment.Row) bool { return r.Metric == experiment.MetricBound }), func(r experiment.Row) int { return r.D })
@@ -580,7 +580,7 @@ func ObserveBound(rows []experiment.Row) Finding {
 				if c, ok := ix.get(k, experiment.Pairs, experiment.MetricC1); ok {
 					c1s = append(c1s, c.Mean)
 				}
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					g, ok1 := ix.get(k, q, experiment.MetricGradient)
 					bd, ok2 := ix.get(k, q, experiment.MetricBound)
 					if ok1 && ok2 && bd.Mean > 0 && g.Mean > 0 {

@@ -11,12 +11,12 @@ import (
 	"github.com/drdam/drdam/experiment"
 )
 
-// ObserveRetrieval checks the first claim of Fig. 4A (§4.2) on
+// observeRetrieval checks the first claim of Fig. 4A (§4.2) on
 // retrieval-error rows: retrieval errors are lowest at and near the
 // stored patterns. At the largest Y of each (D, β), each of the at and
 // near sets is a group; per seed, the statistic is Δ_H(far) − Δ_H(set);
 // the claim holds for a group when its interval lies above 0.
-func ObserveRetrieval(rows []experiment.Row) Finding {
+func observeRetrieval(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 4A", Claim: "retrieval errors are lowest at and near the stored patterns",
 		Rule: "at the largest Y of each (D, β), for the at and near sets and each seed, Δ_H(far) − Δ_H(set) over all queries; the claim holds for a set when its 95% interval across seeds lies above 0"}
 	cells := retrievalCells(rows)
@@ -50,14 +50,14 @@ func ObserveRetrieval(rows []experiment.Row) Finding {
 	return f
 }
 
-// ObserveRetrievalRandom checks the second claim of Fig. 4A: far from the
+// observeRetrievalRandom checks the second claim of Fig. 4A: far from the
 // stored patterns at high β and D (β ≥ 40, D ≥ 100), DrDAM's retrievals
 // are random (Δ_H ≈ ½). Queries whose descent stalled at the clip floor
 // stay where they started and are left out (MetricHammingMoved): they are
 // not retrievals. Per (D, β) at the largest Y (a group) and seed, the
 // statistic is Δ_H of the far queries that moved; the claim holds when
 // its interval lies within [0.4, 0.6].
-func ObserveRetrievalRandom(rows []experiment.Row) Finding {
+func observeRetrievalRandom(rows []experiment.Row) Finding {
 	f := Finding{Name: "Fig. 4A (far random)", Claim: "far from the stored patterns at high β and D, retrievals are random (Δ_H ≈ ½)",
 		Rule: "at the largest Y of each (D, β) with β ≥ 40 and D ≥ 100 and each seed, Δ_H of the far queries whose descent did not stall (stalled ones stay where they started: they are not retrievals); the claim holds when its 95% interval across seeds lies within [0.4, 0.6] (two independent random patterns of D ≥ 100 bits differ in a fraction with s.d. ≤ 0.05, so ½ ± 0.1 holds 95% of random outcomes; stated before measuring)"}
 	var cells []retrievalCell
@@ -140,7 +140,7 @@ func (c retrievalCell) context() string {
 		return stat.Mean(v, nil), true
 	}
 	var parts []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		if h, ok := mean(q, experiment.MetricHamming); ok {
 			parts = append(parts, fmt.Sprintf("%s %.3f", q, h))
 		}
@@ -150,7 +150,7 @@ func (c retrievalCell) context() string {
 		s += fmt.Sprintf("; MrDAM itself does not keep the stored patterns here: its fixed points from them differ from them in %.0f%% of the bits", 100*mr)
 	}
 	var stalled []string
-	for _, q := range experiment.QuerySets {
+	for _, q := range experiment.QuerySets() {
 		if st, ok := mean(q, experiment.MetricStalled); ok && st > 0 {
 			stalled = append(stalled, fmt.Sprintf("%.0f%% %s", 100*st, q))
 		}

@@ -36,7 +36,7 @@ func energyRows(bs []float64, ys []int, f func(i int, d int, b float64, y int, q
 		for _, d := range []int{30, 100, 1000} {
 			for _, b := range bs {
 				for _, y := range ys {
-					for _, q := range append(experiment.QuerySets, experiment.Guess) {
+					for _, q := range append(experiment.QuerySets(), experiment.Guess) {
 						for _, m := range []string{experiment.MetricEnergy, experiment.MetricGradient, experiment.MetricBound} {
 							if m == experiment.MetricBound && q == experiment.Guess {
 								continue
@@ -81,7 +81,7 @@ func TestRuleNearFar(t *testing.T) {
 			return 1
 		})
 	}
-	checkScenarios(t, ObserveNearFar, []scenario{{"far 10×", mk(10), Holds}, {"far 0.1×", mk(0.1), DoesNotHold}, {"tie", mk(1), Inconclusive}})
+	checkScenarios(t, observeNearFar, []scenario{{"far 10×", mk(10), Holds}, {"far 0.1×", mk(0.1), DoesNotHold}, {"tie", mk(1), Inconclusive}})
 }
 
 func TestRuleBeta(t *testing.T) {
@@ -90,7 +90,7 @@ func TestRuleBeta(t *testing.T) {
 			return math.Pow(b, p) * jitter[i]
 		})
 	}
-	checkScenarios(t, ObserveBeta, []scenario{{"grows 5×", mk(1), Holds}, {"falls 5×", mk(-1), DoesNotHold}, {"flat", mk(0), Inconclusive}})
+	checkScenarios(t, observeBeta, []scenario{{"grows 5×", mk(1), Holds}, {"falls 5×", mk(-1), DoesNotHold}, {"flat", mk(0), Inconclusive}})
 }
 
 func TestRuleBetaFactors(t *testing.T) {
@@ -110,7 +110,7 @@ func TestRuleBetaFactors(t *testing.T) {
 			return e50 * j
 		})
 	}
-	checkScenarios(t, ObserveBetaFactors, []scenario{
+	checkScenarios(t, observeBetaFactors, []scenario{
 		{"the paper's factors", mk(1, 10, 100, true), Holds},
 		{"no growth", mk(1, 1, 1, true), DoesNotHold},
 		{"on the edge (20× and 200×)", mk(1, 10, 200, true), Inconclusive},
@@ -123,7 +123,7 @@ func TestRuleSaturation(t *testing.T) {
 			return math.Pow(float64(y), p+0.02*shift[i])
 		})
 	}
-	checkScenarios(t, ObserveSaturation, []scenario{{"flat", mk(0), Holds}, {"the random-feature rate", mk(-0.5), DoesNotHold}, {"at −0.25", mk(-0.25), Inconclusive}})
+	checkScenarios(t, observeSaturation, []scenario{{"flat", mk(0), Holds}, {"the random-feature rate", mk(-0.5), DoesNotHold}, {"at −0.25", mk(-0.25), Inconclusive}})
 }
 
 func TestRuleRandom(t *testing.T) {
@@ -138,7 +138,7 @@ func TestRuleRandom(t *testing.T) {
 			return 0.01
 		})
 	}
-	checkScenarios(t, ObserveRandom, []scenario{{"as the guess", mk(1), Holds}, {"a tenth of it", mk(0.1), DoesNotHold}, {"twice it", mk(2), Inconclusive}})
+	checkScenarios(t, observeRandom, []scenario{{"as the guess", mk(1), Holds}, {"a tenth of it", mk(0.1), DoesNotHold}, {"twice it", mk(2), Inconclusive}})
 }
 
 func TestRuleBound(t *testing.T) {
@@ -150,7 +150,7 @@ func TestRuleBound(t *testing.T) {
 			return ratio * jitter[i]
 		})
 	}
-	checkScenarios(t, ObserveBound, []scenario{{"tight", mk(1), Holds}, {"10⁵ above", mk(1e5), DoesNotHold}, {"10× above", mk(10), Inconclusive}})
+	checkScenarios(t, observeBound, []scenario{{"tight", mk(1), Holds}, {"10⁵ above", mk(1e5), DoesNotHold}, {"10× above", mk(10), Inconclusive}})
 }
 
 func TestRuleK(t *testing.T) {
@@ -158,7 +158,7 @@ func TestRuleK(t *testing.T) {
 		var rows []experiment.Row
 		for i, s := range testSeeds {
 			for _, k := range []int{50, 200, 1000} {
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					for _, m := range errorMetrics {
 						rows = append(rows, row(s, 30, k, 1000, 10, "sincos", "gaussian", q, m, math.Pow(float64(k), p+0.02*shift[i])))
 					}
@@ -167,7 +167,7 @@ func TestRuleK(t *testing.T) {
 		}
 		return rows
 	}
-	checkScenarios(t, ObserveK, []scenario{{"grows", mk(0.5), Holds}, {"falls", mk(-0.5), DoesNotHold}, {"flat", mk(0), Inconclusive}})
+	checkScenarios(t, observeK, []scenario{{"grows", mk(0.5), Holds}, {"falls", mk(-0.5), DoesNotHold}, {"flat", mk(0), Inconclusive}})
 }
 
 // basisRows returns basis-ablation rows where the positive bases' errors
@@ -196,14 +196,14 @@ func TestRuleBases(t *testing.T) {
 	mk := func(r float64) []experiment.Row {
 		return basisRows(func(i int, b float64) float64 { return r * jitter[i] })
 	}
-	checkScenarios(t, ObserveBases, []scenario{{"trigonometric 10× better", mk(10), Holds}, {"10× worse", mk(0.1), DoesNotHold}, {"tie", mk(1), Inconclusive}})
+	checkScenarios(t, observeBases, []scenario{{"trigonometric 10× better", mk(10), Holds}, {"10× worse", mk(0.1), DoesNotHold}, {"tie", mk(1), Inconclusive}})
 }
 
 func TestRuleBasesTrend(t *testing.T) {
 	mk := func(p float64) []experiment.Row {
 		return basisRows(func(i int, b float64) float64 { return math.Pow(b, p+0.02*shift[i]) })
 	}
-	checkScenarios(t, ObserveBasesTrend, []scenario{{"grows with β", mk(0.5), Holds}, {"shrinks with β", mk(-0.5), DoesNotHold}, {"flat", mk(0), Inconclusive}})
+	checkScenarios(t, observeBasesTrend, []scenario{{"grows with β", mk(0.5), Holds}, {"shrinks with β", mk(-0.5), DoesNotHold}, {"flat", mk(0), Inconclusive}})
 }
 
 // retrievalRows returns retrieval-error rows with Δ_H far and at/near
@@ -213,7 +213,7 @@ func retrievalRows(far, atNear, moved func(i int) float64) []experiment.Row {
 	for i, s := range testSeeds {
 		for _, d := range []int{30, 100} {
 			for _, b := range []float64{10, 50} {
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					h := atNear(i)
 					if q == experiment.Far {
 						h = far(i)
@@ -231,7 +231,7 @@ func retrievalRows(far, atNear, moved func(i int) float64) []experiment.Row {
 func TestRuleRetrieval(t *testing.T) {
 	c := func(v float64) func(int) float64 { return func(int) float64 { return v } }
 	noisy := func(v float64) func(int) float64 { return func(i int) float64 { return v + 0.01*shift[i] } }
-	checkScenarios(t, ObserveRetrieval, []scenario{
+	checkScenarios(t, observeRetrieval, []scenario{
 		{"far 0.5, at 0.05", retrievalRows(noisy(0.5), c(0.05), c(0.5)), Holds},
 		{"far 0.05, at 0.5", retrievalRows(noisy(0.05), c(0.5), c(0.5)), DoesNotHold},
 		{"tie", retrievalRows(noisy(0.2), c(0.2), c(0.5)), Inconclusive},
@@ -241,7 +241,7 @@ func TestRuleRetrieval(t *testing.T) {
 func TestRuleRetrievalRandom(t *testing.T) {
 	c := func(v float64) func(int) float64 { return func(int) float64 { return v } }
 	noisy := func(v float64) func(int) float64 { return func(i int) float64 { return v + 0.02*shift[i] } }
-	checkScenarios(t, ObserveRetrievalRandom, []scenario{
+	checkScenarios(t, observeRetrievalRandom, []scenario{
 		{"moved far at ½", retrievalRows(c(0.5), c(0), noisy(0.5)), Holds},
 		{"moved far at 0.1", retrievalRows(c(0.5), c(0), noisy(0.1)), DoesNotHold},
 		{"moved far at 0.6", retrievalRows(c(0.5), c(0), noisy(0.6)), Inconclusive},

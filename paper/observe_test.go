@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"context"
 	"github.com/drdam/drdam/experiment"
 	"slices"
 	"strings"
@@ -11,7 +12,7 @@ import (
 )
 
 // runSeeds runs the plan that mk makes for each of n replicate seeds
-// (experiment.ReplicateSeed(1, i)), as PrepareGrid does, and returns the
+// (experiment.ReplicateSeed(1, i)), as a grid experiment's Run does, and returns the
 // rows of all of them.
 func runSeeds(t *testing.T, n int, mk func(seed uint64) (*experiment.Plan, error)) []experiment.Row {
 	t.Helper()
@@ -34,7 +35,7 @@ func runPlan(t *testing.T, p *experiment.Plan, err error) []experiment.Row {
 		t.Fatal(err)
 	}
 	var rows []experiment.Row
-	if err := p.Run(func(r []experiment.Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
+	if err := p.Run(context.Background(), func(r []experiment.Row) error { rows = append(rows, r...); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	return rows
@@ -74,15 +75,15 @@ func requireVerdict(t *testing.T, f Finding, want string) {
 func TestObservationsEnergy(t *testing.T) {
 	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
 		g := experiment.BinaryGrid{Ds: []int{32, 256}, Ks: []int{100}, Betas: []float64{10, 50}, Ys: []int{8000, 32000}, Flip: 0.1, Seed: seed, Bound: true}
-		return experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+		return experiment.EnergyPlan(g, experiment.DefaultRates(), nil)
 	})
 	// Per seed and configuration: 4 sets × 2 metrics, C₁, and 3 bounds.
 	if want := 3 * 2 * 1 * 2 * 2 * (4*2 + 1 + 3); len(rows) != want {
 		t.Fatalf("%d rows, want %d (seeds × D × K × β × Y × rows per configuration)", len(rows), want)
 	}
-	requireVerdict(t, ObserveNearFar(withBeta(rows, 50)), Holds)
-	requireVerdict(t, ObserveBeta(onlySets(rows, experiment.Near, experiment.Far)), Holds)
-	requireVerdict(t, ObserveSaturation(experiment.Select(rows, func(r experiment.Row) bool { return r.Metric == experiment.MetricEnergy })), Holds)
+	requireVerdict(t, observeNearFar(withBeta(rows, 50)), Holds)
+	requireVerdict(t, observeBeta(onlySets(rows, experiment.Near, experiment.Far)), Holds)
+	requireVerdict(t, observeSaturation(experiment.Select(rows, func(r experiment.Row) bool { return r.Metric == experiment.MetricEnergy })), Holds)
 	for _, seed := range experiment.Seeds(rows) {
 		k := experiment.Key{Seed: seed, D: 256, K: 100, Beta: 50, Basis: "sincos", Projection: "gaussian"}
 		for _, m := range errorMetrics {
@@ -94,7 +95,7 @@ func TestObservationsEnergy(t *testing.T) {
 	// DrDAM at the stored patterns is far better than the random guess.
 	seed0 := experiment.Select(rows, func(r experiment.Row) bool { return r.Seed == 1 })
 	for _, m := range errorMetrics {
-		gb, ok := GuessBaseline(seed0, 256, m)
+		gb, ok := guessBaseline(seed0, 256, m)
 		at, _ := experiment.Find(seed0, experiment.Key{Seed: 1, D: 256, K: 100, Y: 32000, Beta: 50, Basis: "sincos", Projection: "gaussian"}, experiment.At, m)
 		if !ok || !(at.Mean < gb/10) {
 			t.Errorf("%s: error at the stored patterns %.3g not below a tenth of the random guess %.3g", m, at.Mean, gb)
@@ -112,9 +113,9 @@ func TestObservationsEnergy(t *testing.T) {
 func TestObservationK(t *testing.T) {
 	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
 		g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{10, 40, 160}, Betas: []float64{40}, Ys: []int{2000}, Flip: 0.1, Seed: seed}
-		return experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+		return experiment.EnergyPlan(g, experiment.DefaultRates(), nil)
 	})
-	requireVerdict(t, ObserveK(rows), Holds)
+	requireVerdict(t, observeK(rows), Holds)
 }
 
 // TestObservationBases checks Fig. 6 on the embedded Letter data (100
@@ -141,12 +142,12 @@ func TestObservationBases(t *testing.T) {
 		g := experiment.BasisGrid{Data: x, D: d, Stored: 100, New: 50, Betas: []float64{10, 30}, Ys: []int{2000},
 			Bases:       []features.Basis{features.Cos, features.SinCos, features.Exp, features.ExpExp},
 			Projections: []features.ProjectionKind{features.Gaussian}, Seed: seed}
-		return experiment.BasisPlan(g, experiment.DefaultRates, nil)
+		return experiment.BasisPlan(g, experiment.DefaultRates(), nil)
 	})
 	if want := 3 * 4 * 2 * 2 * 2; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
-	requireVerdict(t, ObserveBases(rows), Holds)
+	requireVerdict(t, observeBases(rows), Holds)
 }
 
 // TestObservationRetrieval checks Fig. 4A's claim on the tiny grid of
@@ -157,7 +158,7 @@ func TestObservationBases(t *testing.T) {
 func TestObservationRetrieval(t *testing.T) {
 	rows := runSeeds(t, 3, func(seed uint64) (*experiment.Plan, error) {
 		g := experiment.BinaryGrid{Ds: []int{32}, Ks: []int{20}, Betas: []float64{40}, Ys: []int{20000}, Flip: 0.1, Seed: seed + 4}
-		return experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates, nil)
+		return experiment.RetrievalPlan(g, experiment.Retrieval{Step: 0.03, MaxSteps: 300, Tol: 1e-8}, experiment.DefaultRates(), nil)
 	})
-	requireVerdict(t, ObserveRetrieval(rows), Holds)
+	requireVerdict(t, observeRetrieval(rows), Holds)
 }

@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,11 +21,11 @@ import (
 )
 
 // projections compares the projection kinds on the set-up of Fig. 3.
-var projections = &Experiment{
-	Name:    "projections",
-	Kind:    KindComparison,
-	Summary: "energy and gradient errors of SORF and ORF beside iid features (§4.1 setup)",
-	Help: `
+var projections = &comparisonExperiment{
+	info: Info{
+		Name:    "projections",
+		Summary: "energy and gradient errors of SORF and ORF beside iid features (§4.1 setup)",
+		Help: `
 The setup of the paper's Fig. 3 (§4.1), with the projection as an axis: K
 unique random binary patterns in {0, 1/√D}^D are stored in an MrDAM and in
 DrDAMs whose random projections are iid Gaussian, orthogonal (ORF) or
@@ -48,13 +50,61 @@ the table.
 
 Example (the issue's grid, about 10 minutes on two cores):
   drdam experiment projections --out docs/projections/sincos`,
-	Comparison: ComparisonSpec{K: 500, Ds: []int{64, 256, 1024}, Betas: []float64{10, 30, 50}, Ys: []int{1000, 10000, 100000},
+	},
+	comparison: comparisonSpec{K: 500, Ds: []int{64, 256, 1024}, Betas: []float64{10, 30, 50}, Ys: []int{1000, 10000, 100000},
 		Projections: features.ProjectionKinds(), Basis: features.SinCos, Flip: 0.1, Seeds: 5, Control: true, Tolerance: 1.2, Precision: dam.Float64},
 }
 
-// ComparisonSpec is the grid of a Comparison experiment: energy-error's
+// comparisonExperiment is an experiment that compares projection kinds on
+// the set-up of §4.1 (a comparisonSpec): points.csv, table.md.
+type comparisonExperiment struct {
+	info       Info
+	comparison comparisonSpec // the defaults of the grid
+}
+
+// Info returns what x is.
+func (x *comparisonExperiment) Info() Info { return x.info }
+
+// Params returns the parameters of the comparison (the same at every
+// scale).
+func (x *comparisonExperiment) Params(string) *Params {
+	c := x.comparison
+	c.Ds, c.Betas, c.Ys, c.Projections = slices.Clone(c.Ds), slices.Clone(c.Betas), slices.Clone(c.Ys), slices.Clone(c.Projections)
+	ps := &Params{cfg: &c}
+	ps.add("k", countValue{&c.K, 1, dam.MaxCount}, "int", "number of stored patterns K")
+	ps.add("d", counts(&c.Ds), "string", "comma-separated dimensions D")
+	ps.add("beta", positives(&c.Betas), "string", "comma-separated inverse temperatures β")
+	ps.add("y", counts(&c.Ys), "string", "comma-separated numbers of random projections Y")
+	ps.add("projections", projectionsValue(&c.Projections), "string", "comma-separated projections (the first is the reference of the ratios)")
+	ps.add("basis", basisValue(&c.Basis), "string", "feature basis: "+features.BasisNames())
+	ps.add("flip", numberValue{&c.Flip, isFraction, "from 0 to 1"}, "float", "fraction of bits flipped for the near queries")
+	ps.add("seed", seedValue{&c.Seed}, "uint", "seed of the patterns and of the first projection (0, as encode)")
+	ps.add("seeds", countValue{&c.Seeds, 1, dam.MaxCount}, "int", "independent projections drawn per (D, Y, projection)")
+	ps.add("control", switchValue{&c.Control}, "", "also draw a second sample of --seeds iid projections (the next seeds), as a control: its ratio to the first shows the spread of chance alone")
+	ps.add("tolerance", numberValue{&c.Tolerance, isPositive, "> 0"}, "float", "summary: list the rows whose ratio to the reference exceeds this")
+	ps.add("precision", precisionValue(&c.Precision), "string", "compute precision of DrDAM (float64, as the grid experiments: the errors compared are the projections', not rounding)")
+	return ps
+}
+
+// Run runs the comparison into dir: points.csv and table.md, headed by
+// p.Command and p.Version. Text is the table and the files written.
+func (x *comparisonExperiment) Run(ctx context.Context, p *Params, dir string, obs Observer) (*Result, error) {
+	c, ok := p.cfg.(*comparisonSpec)
+	if !ok {
+		return nil, fmt.Errorf("%s: parameters of another experiment", x.info.Name)
+	}
+	start := time.Now()
+	table, err := runComparison(ctx, *c, dir, p.Command, p.Version, func(done, total float64, label string) { obs.progress(done, total, x.info.Name+": "+label) })
+	if err != nil {
+		return nil, err
+	}
+	text := table + fmt.Sprintf("\nwrote %s and %s\n", filepath.Join(dir, "points.csv"), filepath.Join(dir, "table.md"))
+	return &Result{Info: x.Info(), Dir: dir, Elapsed: time.Since(start), Text: text}, nil
+}
+
+// comparisonSpec is the grid of a Comparison experiment: energy-error's
 // set-up with the projection as an axis.
-type ComparisonSpec struct {
+type comparisonSpec struct {
 	K           int
 	Ds          []int
 	Betas       []float64
@@ -70,20 +120,20 @@ type ComparisonSpec struct {
 }
 
 // check validates the parameters that the plan does not.
-func (c ComparisonSpec) check() error {
+func (c comparisonSpec) check() error {
 	switch {
 	case c.K < 1:
-		return specErrorf("--k %d: want at least 1", c.K)
+		return paramErrorf("k", c.K, "want at least 1")
 	case c.Seeds < 1:
-		return specErrorf("--seeds %d: want at least 1", c.Seeds)
+		return paramErrorf("seeds", c.Seeds, "want at least 1")
 	case !(c.Flip >= 0 && c.Flip <= 1):
-		return specErrorf("--flip %v: want a fraction in [0, 1]", c.Flip)
+		return paramErrorf("flip", c.Flip, "want a fraction in [0, 1]")
 	case !(c.Tolerance > 0):
-		return specErrorf("--tolerance %v: want a positive ratio", c.Tolerance)
+		return paramErrorf("tolerance", c.Tolerance, "want a positive ratio")
 	case len(c.Projections) == 0:
-		return specErrorf("--projections: empty list")
+		return &ParamError{Name: "projections", Msg: "empty list"}
 	case c.Control && c.Projections[0] != features.Gaussian:
-		return specErrorf("--control compares iid samples: list gaussian first in --projections, or pass --control=false")
+		return &ParamError{Name: "control", Msg: `compares iid samples: list gaussian first in parameter "projections", or set it false`}
 	}
 	return nil
 }
@@ -100,10 +150,10 @@ type cmpPoint struct {
 	seeds, count                      int
 }
 
-// RunComparison runs the Comparison experiment c into dir: points.csv and
+// runComparison runs the Comparison experiment c into dir: points.csv and
 // table.md, headed by command (the command line that ran it) and version.
 // It returns the table.
-func RunComparison(c ComparisonSpec, dir, command, version string, progress Progress) (string, error) {
+func runComparison(ctx context.Context, c comparisonSpec, dir, command, version string, progress func(done, total float64, label string)) (string, error) {
 	if err := c.check(); err != nil {
 		return "", err
 	}
@@ -112,13 +162,13 @@ func RunComparison(c ComparisonSpec, dir, command, version string, progress Prog
 	}
 	g := experiment.BinaryGrid{Ds: c.Ds, Ks: []int{c.K}, Betas: c.Betas, Ys: c.Ys, Projections: c.Projections, Basis: c.Basis,
 		Flip: c.Flip, Seed: c.Seed, Seeds: c.Seeds, Control: c.Control, Precision: c.Precision}
-	plan, err := experiment.EnergyPlan(g, experiment.DefaultRates, nil)
+	plan, err := experiment.EnergyPlan(g, experiment.DefaultRates(), nil)
 	if err != nil {
 		return "", err
 	}
 	start := time.Now()
 	var rows []experiment.Row
-	if err := plan.Run(func(r []experiment.Row) error { rows = append(rows, r...); return nil }, progress); err != nil {
+	if err := plan.Run(ctx, func(r []experiment.Row) error { rows = append(rows, r...); return nil }, progress); err != nil {
 		return "", err
 	}
 	pts := comparisonPoints(rows, c.Seeds)
@@ -187,7 +237,7 @@ type ratioKey struct {
 }
 
 // armLabels returns the labels of c's samples, the reference first.
-func armLabels(c ComparisonSpec) []string {
+func armLabels(c comparisonSpec) []string {
 	var l []string
 	for _, k := range c.Projections {
 		l = append(l, k.String())
@@ -212,11 +262,11 @@ func pointsByRow(pts []cmpPoint) map[ratioKey]map[string]cmpPoint {
 
 // eachRow calls f for every (D, β, Y, query set) of c, in the table's
 // order, with the points of each sample.
-func eachRow(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec, f func(k ratioKey, m map[string]cmpPoint)) {
+func eachRow(by map[ratioKey]map[string]cmpPoint, c comparisonSpec, f func(k ratioKey, m map[string]cmpPoint)) {
 	for _, d := range c.Ds {
 		for _, beta := range c.Betas {
 			for _, y := range c.Ys {
-				for _, q := range experiment.QuerySets {
+				for _, q := range experiment.QuerySets() {
 					k := ratioKey{d, beta, y, q}
 					f(k, by[k])
 				}
@@ -228,7 +278,7 @@ func eachRow(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec, f func(k rat
 // ratioTable formats, for each (D, β, Y, query set), the reference
 // projection's errors and every other projection's errors as ratios to
 // them (mean ratios with standard errors, then the ratio of the medians).
-func ratioTable(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string {
+func ratioTable(by map[ratioKey]map[string]cmpPoint, c comparisonSpec) string {
 	labels := armLabels(c)
 	ref := labels[0]
 	var b strings.Builder
@@ -260,7 +310,7 @@ func ratioTable(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string {
 // gradient MAE ratio to the reference exceeds the tolerance, saying for
 // each whether it exceeds it by more than two standard errors
 // (significant) or not.
-func ratioSummary(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string {
+func ratioSummary(by map[ratioKey]map[string]cmpPoint, c comparisonSpec) string {
 	labels := armLabels(c)
 	ref, tol := labels[0], c.Tolerance
 	var b strings.Builder
@@ -273,7 +323,7 @@ func ratioSummary(by map[ratioKey]map[string]cmpPoint, c ComparisonSpec) string 
 		for _, d := range c.Ds {
 			rows, worstE, worstG := 0, 0.0, 0.0
 			var above []string
-			eachRow(by, ComparisonSpec{Ds: []int{d}, Betas: c.Betas, Ys: c.Ys}, func(k ratioKey, m map[string]cmpPoint) {
+			eachRow(by, comparisonSpec{Ds: []int{d}, Betas: c.Betas, Ys: c.Ys}, func(k ratioKey, m map[string]cmpPoint) {
 				r, p := m[ref], m[l]
 				rows++
 				check := func(what string, a, sa, b, sb float64) float64 {

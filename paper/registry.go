@@ -1,43 +1,34 @@
 package paper
 
 import (
-	"github.com/drdam/drdam/dam"
-	"github.com/drdam/drdam/experiment"
-	"github.com/drdam/drdam/plots"
+	"context"
+	"io"
+	"strings"
 )
 
-// Kind says how an experiment runs: its parameters (the command's flags)
-// and its outputs.
-type Kind int
+// Experiment is one of the paper's experiments (or drdam's own): what it
+// is, its parameters at a scale, and how it runs. Each kind of experiment
+// implements it in the file that defines the kind: grids of configurations
+// (grid.go), image completions (images.go), a completion over β × Y
+// (sweep.go), completions over the size of T (compression.go) and the
+// comparison of projections (projections.go).
+type Experiment interface {
+	// Info says what the experiment is, for the command, drdam reproduce
+	// and the report.
+	Info() Info
+	// Params returns its parameters with their defaults at scale ("quick"
+	// or "paper"; see Scales), ready to be set.
+	Params(scale string) *Params
+	// Run runs the experiment with p (made by its Params) into dir,
+	// reporting to obs, and returns what it measured. It stops, with
+	// ctx's error, soon after ctx is cancelled; the experiments that
+	// resume (the grids) go on from what is done when run again into dir.
+	// A parameter out of range is a *ParamError.
+	Run(ctx context.Context, p *Params, dir string, obs Observer) (*Result, error)
+}
 
-// The kinds of experiment.
-const (
-	// KindGrid experiments measure a grid of configurations (a Spec) as a
-	// resumable plan (PrepareGrid): points.csv, figures, findings.md,
-	// config.json.
-	KindGrid Kind = iota + 1
-	// KindCompletion experiments complete occluded images with MrDAM and
-	// DrDAM (an ImageSpec, RunCompletion): grid.png, the energy traces,
-	// rmse.csv, findings.md.
-	KindCompletion
-	// KindSweep experiments complete one occluded image over a grid of β × Y
-	// (an ImageSpec and a SweepSpec, RunSweep): grid.png, rmse.txt,
-	// findings.md.
-	KindSweep
-	// KindComparison experiments compare projection kinds on the set-up of
-	// §4.1 (a ComparisonSpec, RunComparison): points.csv, table.md.
-	KindComparison
-	// KindCompression experiments complete occluded images with DrDAMs
-	// whose T ranges over sizes relative to the memory matrix (an
-	// ImageSpec and a CompressionSpec, RunCompression): curve.png and
-	// .svg, table.md, rmse.csv, findings.md.
-	KindCompression
-)
-
-// Experiment is one entry of the registry: one of the paper's experiments
-// (or drdam's own), with everything the command, drdam reproduce and the
-// report need to know about it.
-type Experiment struct {
+// Info describes an experiment.
+type Info struct {
 	Name    string // as the command spells it: drdam experiment NAME
 	Figure  string // the paper's figure, e.g. "Fig. 3"; "" for drdam's own
 	Summary string // one line for the list of experiments
@@ -45,7 +36,6 @@ type Experiment struct {
 	// Context says, for the report, what the paper reports and what the
 	// quick grid leaves out.
 	Context string
-	Kind    Kind
 	// Reproduce is set for the experiments that drdam reproduce runs and
 	// reports, in the order of the registry.
 	Reproduce bool
@@ -53,40 +43,42 @@ type Experiment struct {
 	// differs from the paper or its reference code, with the measured
 	// effect; findings.md and the report print them.
 	Deviations []string
-
-	// Grid experiments. Spec returns the grid at a scale ("quick" or
-	// "paper"); Plan turns a Spec into the plan of what is not done;
-	// Figures draws the rows, by file base name; Observe checks the
-	// paper's claims against them. EstimateNote qualifies the estimated
-	// run time.
-	Spec func(scale string) Spec
-	// FlagNotes replaces the generic help of a grid flag (by flag name,
-	// without dashes) where the experiment reads the flag its own way.
-	FlagNotes    map[string]string
-	Plan         func(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error)
-	Figures      func(rows []experiment.Row) map[string]*plots.Figure
-	Observe      func(rows []experiment.Row) []Finding
-	EstimateNote string
-
-	// Completion and Sweep experiments. Images are the defaults of their
-	// ImageSpec; Photos names the shared photos (a folder, or a CIFAR-10
-	// batch ending in .bin) they read by default (see ImageDefaults);
-	// Judge checks the paper's claims on a completion's runs over its
-	// seeds, the default descent first (Completion experiments).
-	Images ImageSpec
+	// Photos names the shared photos (a folder, or a CIFAR-10 batch ending
+	// in .bin, under SharedPhotos) it reads by default; "" for none.
 	Photos string
-	Judge  func(c *Completion, runs []*Runs) []Finding
-	// Sweep experiments: the defaults of the grid of β × Y.
-	Sweep SweepSpec
-	// Compression experiments: the sizes of T.
-	Compression CompressionSpec
-	// Comparison experiments: the defaults of the grid.
-	Comparison ComparisonSpec
+}
+
+// Available reports whether the experiment can run with its defaults
+// here: when it reads no photos by default, or they are present.
+func (i Info) Available() bool { return i.Photos == "" || Photos(i.Photos) != "" }
+
+// Observer receives what a run reports as it goes. Its fields may be nil.
+type Observer struct {
+	// Progress reports done of total units of work (estimated seconds, or
+	// completions), with the label of the work under way.
+	Progress func(done, total float64, label string)
+	// Log receives lines about the run: its plan, warnings.
+	Log io.Writer
+}
+
+// progress reports to o.Progress, if set.
+func (o Observer) progress(done, total float64, label string) {
+	if o.Progress != nil {
+		o.Progress(done, total, label)
+	}
+}
+
+// log returns o.Log, or a writer that discards.
+func (o Observer) log() io.Writer {
+	if o.Log == nil {
+		return io.Discard
+	}
+	return o.Log
 }
 
 // registry lists every experiment, in the order drdam reproduce runs
 // them. Adding an experiment is a file that defines it and a line here.
-var registry = []*Experiment{
+var registry = []Experiment{
 	energyError, errorVsK, basisAblation, retrievalError,
 	theorem1,
 	fig1, fig2, compression, fig4b,
@@ -96,17 +88,26 @@ var registry = []*Experiment{
 
 // All returns every experiment of the registry, in the order drdam
 // reproduce runs them.
-func All() []*Experiment { return registry }
+func All() []Experiment { return registry }
 
 // Lookup returns the experiment called name.
-func Lookup(name string) (*Experiment, bool) {
+func Lookup(name string) (Experiment, bool) {
 	for _, x := range registry {
-		if x.Name == name {
+		if x.Info().Name == name {
 			return x, true
 		}
 	}
 	return nil, false
 }
 
-// Scales are the grids every grid experiment offers.
-var Scales = []string{"quick", "paper"}
+// Scales returns the scales every experiment offers: quick (minutes) and
+// paper (the paper's grids).
+func Scales() []string { return []string{"quick", "paper"} }
+
+// capitalized returns s with its first letter in upper case.
+func capitalized(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -19,38 +19,42 @@ import (
 func TestRegistry(t *testing.T) {
 	var names []string
 	for _, x := range All() {
-		if slices.Contains(names, x.Name) {
-			t.Errorf("%s is registered twice", x.Name)
+		i := x.Info()
+		if slices.Contains(names, i.Name) {
+			t.Errorf("%s is registered twice", i.Name)
 		}
-		names = append(names, x.Name)
-		if y, ok := Lookup(x.Name); !ok || y != x {
-			t.Errorf("Lookup(%q) = %v, %v", x.Name, y, ok)
+		names = append(names, i.Name)
+		if y, ok := Lookup(i.Name); !ok || y != x {
+			t.Errorf("Lookup(%q) = %v, %v", i.Name, y, ok)
 		}
-		if x.Summary == "" || strings.TrimSpace(x.Help) == "" || (x.Reproduce && x.Figure == "") {
-			t.Errorf("%s: summary %q, help %q, figure %q", x.Name, x.Summary, x.Help, x.Figure)
+		if i.Summary == "" || strings.TrimSpace(i.Help) == "" || (i.Reproduce && i.Figure == "") {
+			t.Errorf("%s: summary %q, help %q, figure %q", i.Name, i.Summary, i.Help, i.Figure)
 		}
-		switch x.Kind {
-		case KindGrid:
+		checkParams(t, x)
+		switch x := x.(type) {
+		case *gridExperiment:
 			checkGrid(t, x)
-		case KindCompletion, KindSweep, KindCompression:
-			s := x.Images
-			h, w, err := imageio.ParseSize(s.Size)
-			if err == nil {
-				_, err = s.mask(h, w)
+		case *completionExperiment:
+			checkImages(t, i, x.images)
+			if x.judge == nil {
+				t.Errorf("%s: nothing to judge", i.Name)
 			}
-			if _, derr := s.drdam(); err != nil || derr != nil || x.Photos == "" {
-				t.Errorf("%s: defaults %+v: %v, %v", x.Name, s, err, derr)
+		case *sweepExperiment:
+			checkImages(t, i, x.images)
+			if len(x.sweep.Betas)*len(x.sweep.Ys) == 0 {
+				t.Errorf("%s: nothing to sweep", i.Name)
 			}
-			if x.Kind == KindCompletion && x.Judge == nil || x.Kind == KindSweep && len(x.Sweep.Betas)*len(x.Sweep.Ys) == 0 ||
-				x.Kind == KindCompression && len(x.Compression.Ratios) == 0 {
-				t.Errorf("%s: nothing to judge or sweep", x.Name)
+		case *compressionExperiment:
+			checkImages(t, i, x.images)
+			if len(x.compression.Ratios) == 0 {
+				t.Errorf("%s: no ratios", i.Name)
 			}
-		case KindComparison:
-			if err := x.Comparison.check(); err != nil {
-				t.Errorf("%s: %v", x.Name, err)
+		case *comparisonExperiment:
+			if err := x.comparison.check(); err != nil {
+				t.Errorf("%s: %v", i.Name, err)
 			}
 		default:
-			t.Errorf("%s: unknown kind %d", x.Name, x.Kind)
+			t.Errorf("%s: unknown kind %T", i.Name, x)
 		}
 	}
 	if _, ok := Lookup("nope"); ok {
@@ -58,20 +62,53 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-func checkGrid(t *testing.T, x *Experiment) {
-	if x.Spec == nil || x.Plan == nil || x.Figures == nil || x.Observe == nil || x.Context == "" {
-		t.Errorf("%s: a grid experiment without spec, plan, figures, observations or context", x.Name)
+// checkParams checks the parameters of x at both scales: unique names,
+// each with help, and each default reads back as itself.
+func checkParams(t *testing.T, x Experiment) {
+	for _, scale := range Scales() {
+		ps := x.Params(scale)
+		seen := map[string]bool{}
+		for _, p := range ps.List() {
+			if seen[p.Name] || p.Help == "" || p.Name == "" || strings.HasPrefix(p.Name, "-") {
+				t.Errorf("%s %s: parameter %q twice, or without help", x.Info().Name, scale, p.Name)
+			}
+			seen[p.Name] = true
+			if p.IsSet() {
+				t.Errorf("%s %s: %s set before any Set", x.Info().Name, scale, p.Name)
+			}
+			if text := p.Default; text != "" {
+				if err := p.Set(text); err != nil || p.String() != text {
+					t.Errorf("%s %s: %s's default %q reads back as %q: %v", x.Info().Name, scale, p.Name, text, p.String(), err)
+				}
+			}
+		}
+	}
+}
+
+func checkImages(t *testing.T, i Info, s ImageSpec) {
+	h, w, err := imageio.ParseSize(s.Size)
+	if err == nil {
+		_, err = s.mask(h, w)
+	}
+	if _, derr := s.drdam(); err != nil || derr != nil || i.Photos == "" {
+		t.Errorf("%s: defaults %+v: %v, %v", i.Name, s, err, derr)
+	}
+}
+
+func checkGrid(t *testing.T, x *gridExperiment) {
+	if x.spec == nil || x.plan == nil || x.figures == nil || x.observe == nil || x.info.Context == "" {
+		t.Errorf("%s: a grid experiment without spec, plan, figures, observations or context", x.info.Name)
 		return
 	}
-	for _, scale := range Scales {
-		s := x.Spec(scale)
+	for _, scale := range Scales() {
+		s := x.spec(scale)
 		prec, err := s.precision()
-		if err != nil || s.Experiment != x.Name || s.Scale != scale {
-			t.Fatalf("%s %s: %+v: %v", x.Name, scale, s, err)
+		if err != nil || s.Experiment != x.info.Name || s.Scale != scale {
+			t.Fatalf("%s %s: %+v: %v", x.info.Name, scale, s, err)
 		}
-		p, err := x.Plan(s, prec, experiment.DefaultRates, nil)
+		p, err := x.plan(s, prec, experiment.DefaultRates(), nil)
 		if err != nil || len(p.Tasks) == 0 {
-			t.Errorf("%s %s: plan %v", x.Name, scale, err)
+			t.Errorf("%s %s: plan %v", x.info.Name, scale, err)
 		}
 	}
 }

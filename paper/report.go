@@ -11,7 +11,7 @@ import (
 // Result is what a run of an experiment leaves for the command and the
 // report.
 type Result struct {
-	Exp      *Experiment
+	Info     Info  // the experiment run
 	Spec     *Spec // grid experiments: the configuration run
 	Dir      string
 	Rows     []experiment.Row // grid experiments: every point
@@ -21,8 +21,9 @@ type Result struct {
 	// Summary describes an image experiment's run in Markdown (sizes,
 	// settings and times).
 	Summary string
-	// Text is what the command prints of an image experiment's run (its
-	// RMSE table and the files written).
+	// Text is what the command prints of the run: a grid's points and
+	// verdicts, an image experiment's RMSE table, a comparison's table,
+	// and the files written.
 	Text string
 }
 
@@ -39,7 +40,7 @@ func writeFindings(b *strings.Builder, fs []Finding) {
 }
 
 // writeDeviations lists where x differs from the paper, if anywhere.
-func writeDeviations(b *strings.Builder, x *Experiment) {
+func writeDeviations(b *strings.Builder, x Info) {
 	if len(x.Deviations) == 0 {
 		return
 	}
@@ -85,9 +86,9 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 			if f.Ours {
 				claim = "*drdam's, not the paper's:* " + claim
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | **%s** | %s |\n", r.Exp.Name, f.Name, claim, f.Verdict, FormatDuration(r.Elapsed))
+			fmt.Fprintf(&b, "| %s | %s | %s | **%s** | %s |\n", r.Info.Name, f.Name, claim, f.Verdict, FormatDuration(r.Elapsed))
 		}
-		if r.Exp.Kind != KindGrid {
+		if r.Spec == nil {
 			images++
 		}
 	}
@@ -98,10 +99,10 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 	}
 	b.WriteString("\n")
 	for _, r := range results {
-		name := r.Exp.Name
-		if r.Exp.Kind == KindGrid {
+		name := r.Info.Name
+		if r.Spec != nil {
 			s := r.Spec
-			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", name, r.Exp.Figure, r.Exp.Context)
+			fmt.Fprintf(&b, "## %s (%s)\n\n%s\n\n", name, r.Info.Figure, r.Info.Context)
 			fmt.Fprintf(&b, "Rerun: `drdam experiment %s --scale %s --out %s` (%s; %d points; grid D %v, K %v, β %v, Y %v; %d seeds from %d).\n\n",
 				name, scale, r.Dir, FormatDuration(r.Elapsed), len(r.Rows), s.D, s.K, s.Beta, s.Y, s.Seeds, s.Seed)
 		} else {
@@ -119,9 +120,9 @@ func Report(results []*Result, scale, version string, m Machine, total time.Dura
 				fmt.Fprintf(&b, "**Not confirmed (%s):** the measurements neither confirm nor contradict the claim at 95%%; see the numbers above.\n\n", f.Name)
 			}
 		}
-		writeDeviations(&b, r.Exp)
+		writeDeviations(&b, r.Info)
 		for _, fig := range r.Figures {
-			if r.Exp.Kind == KindGrid {
+			if r.Spec != nil {
 				base := strings.TrimSuffix(fig, ".png")
 				fmt.Fprintf(&b, "![%s](%s/%s)\n\n", base, name, fig)
 			} else {

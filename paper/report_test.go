@@ -1,6 +1,7 @@
 package paper
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,13 +12,13 @@ import (
 // finding, each finding's verdict, the figures and a statement wherever a
 // claim does not hold.
 func TestReport(t *testing.T) {
-	s := energyError.Spec("quick")
-	s.D, s.K, s.Beta, s.Y = []int{16}, []int{10}, []float64{5, 10}, []int{100, 200}
-	r, err := PrepareGrid(energyError, s, filepath.Join(t.TempDir(), "energy-error"), false, false)
-	if err != nil {
-		t.Fatal(err)
+	p := energyError.Params("quick")
+	for name, v := range map[string]string{"d": "16", "k": "10", "beta": "5,10", "y": "100,200"} {
+		if err := p.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
 	}
-	res, err := r.Run(nil)
+	res, err := energyError.Run(context.Background(), p, filepath.Join(t.TempDir(), "energy-error"), Observer{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 // to OUT/config.json. The axes (D, K, β, Y, bases, projections) may change
 // between runs into the same directory, which then adds points; every
 // other field must match for a run to resume. An experiment uses the
-// fields its default Spec sets: the command offers a flag for each.
+// fields its default Spec sets: its Params offer a parameter for each.
 type Spec struct {
 	Experiment string `json:"experiment"`
 	Scale      string `json:"scale"`
@@ -56,22 +56,22 @@ type Spec struct {
 }
 
 // The parameter groups a Spec may use beyond the axes, each with its
-// flags (see Uses).
+// parameters (see uses).
 const (
-	UsesBinary    = "binary"    // basis, projection, flip, seeds: the random binary patterns of §4.1
-	UsesRetrieval = "retrieval" // queries, step, steps, tol: descents to convergence
-	UsesData      = "data"      // bases, projections, data, stored, new: a data set and several bases
+	usesBinary    = "binary"    // basis, projection, flip, seeds: the random binary patterns of §4.1
+	usesRetrieval = "retrieval" // queries, step, steps, tol: descents to convergence
+	usesData      = "data"      // bases, projections, data, stored, new: a data set and several bases
 )
 
-// Uses reports whether s uses the parameter group g (one of the Uses
+// uses reports whether s uses the parameter group g (one of the uses
 // constants): whether its default sets them.
-func (s Spec) Uses(g string) bool {
+func (s Spec) uses(g string) bool {
 	switch g {
-	case UsesBinary:
+	case usesBinary:
 		return s.Basis != ""
-	case UsesRetrieval:
+	case usesRetrieval:
 		return s.Step != 0
-	case UsesData:
+	case usesData:
 		return s.Bases != nil
 	}
 	return false
@@ -127,31 +127,21 @@ func binarySpec(name, scale string) Spec {
 		K: []int{500}, Beta: paperBetas, D: paperDs}
 }
 
-// A SpecError is a parameter of an experiment out of range or unknown:
-// the command reports it as a usage error, naming the flag.
-type SpecError struct{ Msg string }
-
-// Error returns the message, which names the flag.
-func (e *SpecError) Error() string { return e.Msg }
-
-func specErrorf(format string, args ...any) error {
-	return &SpecError{fmt.Sprintf(format, args...)}
-}
-
-// check is one condition on a parameter: bad, with the message (naming
-// its flag) and the value.
+// check is one condition on a parameter: bad, with the parameter's name,
+// its value and what is wanted.
 type check struct {
-	bad    bool
-	format string
-	value  any
+	bad   bool
+	name  string
+	value any
+	msg   string
 }
 
-// firstFailing returns the SpecError of the first failing check, so that
-// an error names the one flag that is wrong, or nil.
+// firstFailing returns the ParamError of the first failing check, so that
+// an error names the one parameter that is wrong, or nil.
 func firstFailing(cs ...check) error {
 	for _, c := range cs {
 		if c.bad {
-			return specErrorf(c.format, c.value)
+			return paramErrorf(c.name, c.value, "%s", c.msg)
 		}
 	}
 	return nil
@@ -161,7 +151,7 @@ func firstFailing(cs ...check) error {
 func (s Spec) precision() (dam.Precision, error) {
 	p, err := dam.ParsePrecision(s.Precision)
 	if err != nil {
-		return 0, &SpecError{"--precision: " + err.Error()}
+		return 0, &ParamError{Name: "precision", Msg: err.Error()}
 	}
 	return p, nil
 }
@@ -171,15 +161,15 @@ func (s Spec) binaryGrid(prec dam.Precision) (experiment.BinaryGrid, error) {
 	g := experiment.BinaryGrid{Ds: s.D, Ks: s.K, Betas: s.Beta, Ys: s.Y, Flip: s.Flip, Seed: s.Seed, Seeds: 1, Bound: true, Precision: prec}
 	var err error
 	if g.Basis, err = features.ParseBasis(s.Basis); err != nil {
-		return g, &SpecError{"--basis: " + err.Error()}
+		return g, &ParamError{Name: "basis", Msg: err.Error()}
 	}
 	kind, err := features.ParseProjectionKind(s.Projection)
 	if err != nil {
-		return g, &SpecError{"--projection: " + err.Error()}
+		return g, &ParamError{Name: "projection", Msg: err.Error()}
 	}
 	g.Projections = []features.ProjectionKind{kind}
 	if !(s.Flip >= 0 && s.Flip <= 1) {
-		return g, specErrorf("--flip %v: want a fraction in [0, 1]", s.Flip)
+		return g, paramErrorf("flip", s.Flip, "want a fraction in [0, 1]")
 	}
 	return g, nil
 }
@@ -187,10 +177,10 @@ func (s Spec) binaryGrid(prec dam.Precision) (experiment.BinaryGrid, error) {
 // retrieval returns the descent settings of s.
 func (s Spec) retrieval() (experiment.Retrieval, error) {
 	if err := firstFailing(
-		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "--step %v: want a number > 0", s.Step},
-		check{s.MaxSteps < 1, "--steps %d: want at least 1", s.MaxSteps},
-		check{!(s.Tol >= 0), "--tol %v: want a number ≥ 0", s.Tol},
-		check{s.Queries < 0, "--queries %d: want ≥ 0", s.Queries},
+		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "step", s.Step, "want a number > 0"},
+		check{s.MaxSteps < 1, "steps", s.MaxSteps, "want at least 1"},
+		check{!(s.Tol >= 0), "tol", s.Tol, "want a number ≥ 0"},
+		check{s.Queries < 0, "queries", s.Queries, "want ≥ 0"},
 	); err != nil {
 		return experiment.Retrieval{}, err
 	}

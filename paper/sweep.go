@@ -1,9 +1,9 @@
 package paper
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
-	"gonum.org/v1/gonum/stat"
 	"image"
 	"io"
 	"math"
@@ -18,15 +18,16 @@ import (
 	"github.com/drdam/drdam/internal/atomicfile"
 	"github.com/drdam/drdam/metrics"
 	"github.com/drdam/drdam/plots"
+	"gonum.org/v1/gonum/stat"
 )
 
 // fig4b is the paper's Fig. 4B: one CIFAR-size completion over β × Y.
-var fig4b = &Experiment{
-	Name:    "fig4b",
-	Figure:  "Fig. 4B",
-	Kind:    KindSweep,
-	Summary: "the paper's Fig. 4B: one CIFAR-size completion over a grid of β × Y",
-	Help: `
+var fig4b = &sweepExperiment{
+	info: Info{
+		Name:    "fig4b",
+		Figure:  "Fig. 4B",
+		Summary: "the paper's Fig. 4B: one CIFAR-size completion over a grid of β × Y",
+		Help: `
 Fig. 4B (§4.2): 10 images of 32×32 pixels (D = 3072) are stored; one query
 with its bottom half occluded (the top half clamped) is completed by DrDAMs
 for every β and Y of the grid, and by MrDAM at each β, by plain descent
@@ -40,26 +41,96 @@ Each descent runs until it converges, |E(x^t) − E(x^(t−1))| < --tol 1e-8
 ε), for at most --steps 3600, the fixed count of the paper's code. By
 default it reads the shared photos in CIFAR-10 binary
 layout (` + SharedPhotos + `/cifar32_batch.bin).`,
-	Reproduce: true,
-	Deviations: []string{
-		"The paper says \"until convergence\" and its code runs 3600 fixed steps; here each descent runs until |ΔE| < 10⁻⁸ (§4.2's criterion, retrieval-error's ε), at most 3600 steps " +
-			"(`--tol 0 --steps 3600` for the code's). Against 1000 fixed steps (3 seeds) the RMSEs to MrDAM change by at most 0.03 gray levels wherever DrDAM converges near MrDAM " +
-			"and neither verdict changes, in a third of the CPU time; 1000 and 3600 fixed steps give the same RMSEs to 6 digits there (seed 0, β ∈ {40, 60, 80}).",
-		"The 10 images stored are the first ten shared photos at 32×32 in CIFAR-10's layout, where the paper draws 10 random CIFAR-10 images; the effect is not measured.",
-		"The descent is plain, the paper's. drdam's `--box`, measured once (seed 0, β ∈ {40, 60, 80}, 1000 steps), removes the cells where DrDAM ends as noise " +
-			"(β = 80, Y = 4·10⁴: 103 → 17.6 gray levels; Y = 9·10⁴: 96 → 11.4) and leaves the converged ones within 0.1.",
-		photosDeviation, sorfDeviation, seedsDeviation,
+		Reproduce: true,
+		Deviations: []string{
+			"The paper says \"until convergence\" and its code runs 3600 fixed steps; here each descent runs until |ΔE| < 10⁻⁸ (§4.2's criterion, retrieval-error's ε), at most 3600 steps " +
+				"(`--tol 0 --steps 3600` for the code's). Against 1000 fixed steps (3 seeds) the RMSEs to MrDAM change by at most 0.03 gray levels wherever DrDAM converges near MrDAM " +
+				"and neither verdict changes, in a third of the CPU time; 1000 and 3600 fixed steps give the same RMSEs to 6 digits there (seed 0, β ∈ {40, 60, 80}).",
+			"The 10 images stored are the first ten shared photos at 32×32 in CIFAR-10's layout, where the paper draws 10 random CIFAR-10 images; the effect is not measured.",
+			"The descent is plain, the paper's. drdam's `--box`, measured once (seed 0, β ∈ {40, 60, 80}, 1000 steps), removes the cells where DrDAM ends as noise " +
+				"(β = 80, Y = 4·10⁴: 103 → 17.6 gray levels; Y = 9·10⁴: 96 → 11.4) and leaves the converged ones within 0.1.",
+			photosDeviation, sorfDeviation, seedsDeviation,
+		},
+		Photos: "cifar32_batch.bin",
 	},
-	Photos: "cifar32_batch.bin",
-	Images: imageDefaults(func(s *ImageSpec) {
+	images: imageDefaults(func(s *ImageSpec) {
 		s.N, s.Size, s.Occlude, s.Y, s.Steps, s.Tol = 10, "32x32", "bottom:0.5", 10000, 3600, 1e-8
 	}),
-	Sweep: SweepSpec{Betas: []float64{40, 60, 70, 75, 80}, Ys: []int{10000, 40000, 90000, 160000, 360000}},
+	sweep: sweepSpec{Betas: []float64{40, 60, 70, 75, 80}, Ys: []int{10000, 40000, 90000, 160000, 360000}},
 }
 
-// SweepSpec is the grid of a Sweep experiment: DrDAMs at every β and Y
+// sweepExperiment is an experiment that completes one occluded image over
+// a grid of β × Y (an ImageSpec and a sweepSpec): grid.png, rmse.txt,
+// findings.md.
+type sweepExperiment struct {
+	info   Info
+	images ImageSpec // the defaults of its ImageSpec
+	sweep  sweepSpec // the defaults of its grid
+}
+
+// Info returns what x is.
+func (x *sweepExperiment) Info() Info {
+	return imageInfo(x.info, "\n\nThe grid is --betas × --ys; --beta β and --y Y are a grid of one row or one\ncolumn (--betas β, --ys Y), and may not be given with their list.")
+}
+
+// Params returns the parameters of an image completion, and the grid:
+// betas, ys and the query; beta and y are a grid of one row or column.
+func (x *sweepExperiment) Params(scale string) *Params {
+	ps, c := imageParams(x.info, x.images, scale)
+	c.sweep = x.sweep
+	ps.add("betas", positives(&c.sweep.Betas), "string", "comma-separated inverse temperatures β (rows)")
+	ps.add("ys", counts(&c.sweep.Ys), "string", "comma-separated numbers of random projections Y (columns)")
+	ps.add("query", countValue{&c.sweep.Query, 0, dam.MaxCount}, "int", "which stored image to occlude and complete (counted from 0)")
+	beta, y := ps.Lookup("beta"), ps.Lookup("y")
+	beta.Help = "one inverse temperature β: a grid of one row, the same as --betas β (not with --betas)"
+	y.Help = "one number of random projections Y: a grid of one column, the same as --ys Y (not with --ys)"
+	ps.Lookup("queries").Help = "not used: " + x.info.Name + " completes one image, chosen by --query"
+	beta.Default, y.Default = "", ""
+	return ps
+}
+
+// grid returns the grid p asks for: betas and ys, or beta and y as grids of
+// one row or one column (given with their list, or with queries, which a
+// sweep does not use, they are refused rather than silently ignored).
+func (x *sweepExperiment) grid(p *Params, c *imageConfig) (sweepSpec, error) {
+	sw := c.sweep
+	for _, pair := range [][2]string{{"beta", "betas"}, {"y", "ys"}} {
+		if p.isSet(pair[0]) && p.isSet(pair[1]) {
+			return sw, &ParamError{Name: pair[0], Msg: fmt.Sprintf("exclusive with parameter %q: parameter %q V is the grid parameter %q V", pair[1], pair[0], pair[1])}
+		}
+	}
+	if p.isSet("queries") {
+		return sw, &ParamError{Name: "queries", Msg: x.info.Name + ` completes one image; choose it with parameter "query"`}
+	}
+	if p.isSet("beta") {
+		sw.Betas = []float64{c.spec.Beta}
+	}
+	if p.isSet("y") {
+		sw.Ys = []int{c.spec.Y}
+	}
+	return sw, nil
+}
+
+// Run completes the query of the sweep at every β and Y (see runSweep).
+func (x *sweepExperiment) Run(ctx context.Context, p *Params, dir string, obs Observer) (*Result, error) {
+	ic, err := imageConfigOf(x.info.Name, p)
+	if err != nil {
+		return nil, err
+	}
+	sw, err := x.grid(p, ic)
+	if err != nil {
+		return nil, err
+	}
+	c, err := ic.spec.Load()
+	if err != nil {
+		return nil, err
+	}
+	return x.runSweep(ctx, c, sw, dir, obs)
+}
+
+// sweepSpec is the grid of a Sweep experiment: DrDAMs at every β and Y
 // complete the stored image Query (counted from 0).
-type SweepSpec struct {
+type sweepSpec struct {
 	Betas []float64 // rows of the grid
 	Ys    []int     // its columns
 	Query int
@@ -73,15 +144,15 @@ type sweepCells struct {
 	Stalled     [][][]bool
 }
 
-// RunSweep runs the Sweep experiment x: for each β, MrDAM (once) and, for
+// runSweep runs the Sweep experiment x: for each β, MrDAM (once) and, for
 // each seed of c, a DrDAM at each Y complete the occluded image sw.Query
 // of c, and the RMSEs of DrDAM's completions to MrDAM's are checked
 // against the paper's claims. It writes grid.png (the first seed),
 // rmse.txt, rmse.csv and findings.md into dir; Text is the RMSE table and
 // the files written.
-func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress func(done, total int, label string)) (*Result, error) {
+func (x *sweepExperiment) runSweep(ctx context.Context, c *Completion, sw sweepSpec, dir string, obs Observer) (*Result, error) {
 	if sw.Query < 0 || sw.Query >= len(c.Images) {
-		return nil, specErrorf("--query %d: want 0 to %d", sw.Query, len(c.Images)-1)
+		return nil, paramErrorf("query", sw.Query, "want 0 to %d", len(c.Images)-1)
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -105,9 +176,10 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 		var row []image.Image
 		for si, seed := range c.Seeds {
 			for _, y := range sw.Ys {
-				if progress != nil {
-					progress(done, total, fmt.Sprintf("fig4b: β = %g, seed %d, Y = %d", beta, seed, y))
+				if err := ctx.Err(); err != nil {
+					return nil, fmt.Errorf("%s: stopped before β = %g, seed %d, Y = %d: %w", x.info.Name, beta, seed, y, err)
 				}
+				obs.progress(float64(done), float64(total), fmt.Sprintf("fig4b: β = %g, seed %d, Y = %d", beta, seed, y))
 				done++
 				run := c.Run
 				run.Beta, run.DrDAM.Y, run.DrDAM.Seed, run.Mr = beta, y, seed, mr
@@ -142,7 +214,7 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 		return nil, err
 	}
 	fs := judgeSweep(sw, c.Seeds, cells)
-	r := &Result{Exp: x, Dir: dir, Figures: []string{"grid.png"}, Findings: fs, Elapsed: time.Since(start),
+	r := &Result{Info: x.Info(), Dir: dir, Figures: []string{"grid.png"}, Findings: fs, Elapsed: time.Since(start),
 		Summary: fmt.Sprintf("%d images of 32×32 stored (D = %d); image %s completed with its bottom half occluded, %d steps of %g, %s; DrDAM with %v features (%v projection), seeds %s; %v in total.\n\n```\n%s```",
 			len(c.Images), d, orig.Name, c.Run.MaxSteps, c.Run.Step, descentName(c.Run.Box), c.Run.DrDAM.Basis, c.Run.DrDAM.Projection, seedList(c.Seeds), time.Since(start).Round(time.Second), table)}
 	if err := writeImageFindings(r); err != nil {
@@ -155,7 +227,7 @@ func RunSweep(x *Experiment, c *Completion, sw SweepSpec, dir string, progress f
 // sweepTable formats the mean over seeds [95% interval] of the RMSEs on
 // the occluded pixels, then the means over the whole image, and the
 // stalled cells.
-func sweepTable(sw SweepSpec, seeds []uint64, cells sweepCells) string {
+func sweepTable(sw sweepSpec, seeds []uint64, cells sweepCells) string {
 	var b strings.Builder
 	for part, v := range [][][][]float64{cells.Free, cells.Whole} {
 		fmt.Fprintf(&b, "%-8s", "β \\ Y")
@@ -207,7 +279,7 @@ func column(v [][]float64, i int) []float64 {
 }
 
 // writeSweepCSV writes every cell of a sweep, one row per β, seed and Y.
-func writeSweepCSV(path string, sw SweepSpec, seeds []uint64, cells sweepCells) error {
+func writeSweepCSV(path string, sw sweepSpec, seeds []uint64, cells sweepCells) error {
 	return atomicfile.Write(path, func(w io.Writer) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"beta", "seed", "y", "rmse_drdam_mrdam_occluded", "rmse_drdam_mrdam", "stalled"})
@@ -229,7 +301,7 @@ func writeSweepCSV(path string, sw SweepSpec, seeds []uint64, cells sweepCells) 
 // pixels: DrDAM approaches MrDAM as Y grows (per β, the slope of log RMSE
 // on log Y is below 0), and larger β needs larger Y (the Y at which the
 // RMSE reaches matchRMSE grows with β).
-func judgeSweep(sw SweepSpec, seeds []uint64, cells sweepCells) []Finding {
+func judgeSweep(sw sweepSpec, seeds []uint64, cells sweepCells) []Finding {
 	units := "replicates are DrDAM's projection seeds (MrDAM is deterministic), judged by the report's statistical rule"
 	fy := Finding{Name: "fig4b (Y)", Claim: "DrDAM's completions approach MrDAM's as Y grows",
 		Rule: "per β (a group), each seed's least-squares slope of log RMSE (DrDAM to MrDAM, occluded pixels) on log Y over the grid's Y is below 0; " + units +

@@ -14,12 +14,12 @@ import (
 
 // theorem1 measures Theorem 1 (eq. div-ub) as stated, and draws Corollary 1
 // beside the fitted envelope the paper's code draws for its bound curves.
-var theorem1 = &Experiment{
-	Name:    "theorem1",
-	Figure:  "Theorem 1, Corollary 1",
-	Kind:    KindGrid,
-	Summary: "Theorem 1 measured as stated: the divergence of L descent steps against its bound (drdam experiment theorem1 --help)",
-	Help: `
+var theorem1 = &gridExperiment{
+	info: Info{
+		Name:    "theorem1",
+		Figure:  "Theorem 1, Corollary 1",
+		Summary: "Theorem 1 measured as stated: the divergence of L descent steps against its bound (drdam experiment theorem1 --help)",
+		Help: `
 Theorem 1 (eq. div-ub) and Corollary 1 (eq. lrate-div-ub) as stated: for
 K unique random binary patterns in {0, 1/√D}^D (§4.1), MrDAM and DrDAM
 (SinCos features) run --steps L steps of plain descent x ← x − η∇E(x)
@@ -36,20 +36,21 @@ stores x is run beside them to show what it would resolve. Also DrDAM's
 gradient error at the queries, drawn with its fitted envelope
 max(√Y·err)/√Y (what the paper's code draws as its bound curves) and with
 Corollary 1 as written (corollary1-envelope).`,
-	Context: "The paper states Theorem 1 and Corollary 1 (§3) but never measures them: Fig. 3's \"bound\" curves are envelopes fitted to " +
-		"the measured errors (its code draws max(√Y·err)/√Y), not the formula. Here both are measured as stated at the paper's β " +
-		"{10, 30, 40, 50} and Y from 5·10³ to 5·10⁵, at D ∈ {30, 100}, K = 500, L = 10 steps and 8 queries per set, at Corollary 1's " +
-		"step (C₂ = ½) and at the reference code's retrieval step 0.03; the quick grid keeps every β and both D and three Y up to 8·10⁴, " +
-		"with 3 seeds (the paper scale 5).",
-	Deviations: []string{
-		"The paper states Theorem 1 and Corollary 1 but measures neither; this experiment is drdam's, and its set-up is ours: K = 500 patterns of §4.1, D ∈ {30, 100}, L = 10 steps, 8 queries per set, C₂ = ½ (the paper gives no value) and, for the general step, the reference code's retrieval step 0.03.",
-		"C₁ of (A2) is a supremum over all pairs in [0, 1/√D]^D; it is measured as the largest kernel error over each query's pairs with the first 8 stored patterns, a lower estimate, so the bound evaluated with it is if anything below the theorem's.",
-		"The proof assumes φ(x)·φ(x′) ≥ 0; SinCos estimates can be negative, and DrDAM clips φ(x)·T at a floor ε (the paper's code does too), where its gradient is the floor's: the findings give the share of descents that touched it (about a quarter at β = 50).",
-		"The descents hold the displacement δ = x − x₀ apart from x₀ (gradients at x₀ + δ): Corollary 1's step moves x by ~10⁻¹⁷ at β = 50, below the resolution of coordinates at 1/√D, where a descent that stores x in float64 loses a large part of the divergence (up to ~50% at β = 50 at the quick scale; it is run beside and tabulated).",
-		"`corollary1-envelope` draws the gradient errors at the queries with the envelope max(√Y·err)/√Y that the paper's code fits to its data and draws as its bound curves, beside Corollary 1 as written; the envelope is a fit, not a bound.",
+		Context: "The paper states Theorem 1 and Corollary 1 (§3) but never measures them: Fig. 3's \"bound\" curves are envelopes fitted to " +
+			"the measured errors (its code draws max(√Y·err)/√Y), not the formula. Here both are measured as stated at the paper's β " +
+			"{10, 30, 40, 50} and Y from 5·10³ to 5·10⁵, at D ∈ {30, 100}, K = 500, L = 10 steps and 8 queries per set, at Corollary 1's " +
+			"step (C₂ = ½) and at the reference code's retrieval step 0.03; the quick grid keeps every β and both D and three Y up to 8·10⁴, " +
+			"with 3 seeds (the paper scale 5).",
+		Deviations: []string{
+			"The paper states Theorem 1 and Corollary 1 but measures neither; this experiment is drdam's, and its set-up is ours: K = 500 patterns of §4.1, D ∈ {30, 100}, L = 10 steps, 8 queries per set, C₂ = ½ (the paper gives no value) and, for the general step, the reference code's retrieval step 0.03.",
+			"C₁ of (A2) is a supremum over all pairs in [0, 1/√D]^D; it is measured as the largest kernel error over each query's pairs with the first 8 stored patterns, a lower estimate, so the bound evaluated with it is if anything below the theorem's.",
+			"The proof assumes φ(x)·φ(x′) ≥ 0; SinCos estimates can be negative, and DrDAM clips φ(x)·T at a floor ε (the paper's code does too), where its gradient is the floor's: the findings give the share of descents that touched it (about a quarter at β = 50).",
+			"The descents hold the displacement δ = x − x₀ apart from x₀ (gradients at x₀ + δ): Corollary 1's step moves x by ~10⁻¹⁷ at β = 50, below the resolution of coordinates at 1/√D, where a descent that stores x in float64 loses a large part of the divergence (up to ~50% at β = 50 at the quick scale; it is run beside and tabulated).",
+			"`corollary1-envelope` draws the gradient errors at the queries with the envelope max(√Y·err)/√Y that the paper's code fits to its data and draws as its bound curves, beside Corollary 1 as written; the envelope is a fit, not a bound.",
+		},
+		Reproduce: true,
 	},
-	Reproduce: true,
-	Spec: func(scale string) Spec {
+	spec: func(scale string) Spec {
 		s := binarySpec("theorem1", scale)
 		s.D, s.Y, s.Queries, s.Step, s.MaxSteps = []int{30, 100}, paperYs, 8, 0.03, 10
 		if scale == "quick" {
@@ -57,12 +58,12 @@ Corollary 1 as written (corollary1-envelope).`,
 		}
 		return s
 	},
-	FlagNotes: map[string]string{"basis": "feature basis: sincos (the bound's C₁ is measured for SinCos features only)"},
-	Plan:      theorem1Plan,
-	Figures: func(rows []experiment.Row) map[string]*plots.Figure {
-		return Theorem1Figures(rows)
+	flagNotes: map[string]string{"basis": "feature basis: sincos (the bound's C₁ is measured for SinCos features only)"},
+	plan:      theorem1Plan,
+	figures: func(rows []experiment.Row) map[string]*plots.Figure {
+		return theorem1Figures(rows)
 	},
-	Observe: func(rows []experiment.Row) []Finding { return []Finding{ObserveTheorem1(rows)} },
+	observe: func(rows []experiment.Row) []Finding { return []Finding{observeTheorem1(rows)} },
 }
 
 // theorem1Plan is the plan of theorem1: one replicate (the seed of s);
@@ -74,17 +75,17 @@ func theorem1Plan(s Spec, prec dam.Precision, rates experiment.Rates, done func(
 	}
 	g.Seeds, g.Bound = 1, false
 	if s.Tol != 0 {
-		return nil, specErrorf("--tol %v: theorem1 runs all L steps (Theorem 1 has no convergence stop); leave it 0", s.Tol)
+		return nil, paramErrorf("tol", s.Tol, "theorem1 runs all L steps (Theorem 1 has no convergence stop); leave it 0")
 	}
 	if s.Queries == 0 { // --queries 0: all, as in retrieval-error
 		s.Queries = slices.Min(s.K)
 	}
 	if s.Queries < 0 || s.Queries > slices.Min(s.K) {
-		return nil, specErrorf("--queries %d: want 0 (all) to the smallest K (%d)", s.Queries, slices.Min(s.K))
+		return nil, paramErrorf("queries", s.Queries, "want 0 (all) to the smallest K (%d)", slices.Min(s.K))
 	}
 	if err := firstFailing(
-		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "--step %v: want a number > 0", s.Step},
-		check{s.MaxSteps < 1, "--steps %d: want at least 1", s.MaxSteps},
+		check{!(s.Step > 0) || math.IsInf(s.Step, 0), "step", s.Step, "want a number > 0"},
+		check{s.MaxSteps < 1, "steps", s.MaxSteps, "want at least 1"},
 	); err != nil {
 		return nil, err
 	}
@@ -101,7 +102,7 @@ var theorem1Steps = []struct {
 	{"the given step (--step)", "at --step", experiment.MetricStepUser, experiment.MetricDivergenceUser, experiment.MetricDisplacementUser, experiment.MetricTheorem1BoundUser, experiment.MetricLogRatioMaxUser},
 }
 
-// ObserveTheorem1 judges Theorem 1 on theorem1 rows: the divergence
+// observeTheorem1 judges Theorem 1 on theorem1 rows: the divergence
 // ‖x_L − x̂_L‖₂ is below the bound of eq. div-ub for every query. The
 // groups are (step size, β); in each, the statistic of a seed is the
 // largest ln(divergence / bound) over its D, Y, query sets and queries
@@ -109,7 +110,7 @@ var theorem1Steps = []struct {
 // 0 (decide, sense below). The details give the divergence against the
 // displacement, whether a float64 descent of x resolves it, the queries
 // at DrDAM's clip floor, and the table of the Corollary 1 step.
-func ObserveTheorem1(rows []experiment.Row) Finding {
+func observeTheorem1(rows []experiment.Row) Finding {
 	f := Finding{Name: "Theorem 1", Claim: "the divergence ‖x_L − x̂_L‖₂ of L descent steps of MrDAM and DrDAM from the same query is below the bound of eq. div-ub",
 		Rule: "for each step size (Corollary 1's, and --step) and β, the statistic of a seed is the largest ln(divergence / bound) over its D, Y, " +
 			"query sets and queries (C₁ measured on the projection, E₀ each query's MrDAM energy); the bound holds in a group when the mean of " +
@@ -153,11 +154,11 @@ func ObserveTheorem1(rows []experiment.Row) Finding {
 	f.Verdict = combine(vs...)
 	f.Details = append(f.Details, seedNote(rows))
 	f.Details = append(f.Details, theorem1Notes(rows)...)
-	f.Details = append(f.Details, "table (Corollary 1's step; means over seeds with their 95% intervals; the bounds are means over the queries of a set):\n\n"+Theorem1Table(rows))
+	f.Details = append(f.Details, "table (Corollary 1's step; means over seeds with their 95% intervals; the bounds are means over the queries of a set):\n\n"+theorem1Table(rows))
 	return f
 }
 
-// theorem1Notes returns the details of ObserveTheorem1 beyond the
+// theorem1Notes returns the details of observeTheorem1 beyond the
 // verdicts: per β, the divergence against MrDAM's displacement and
 // against the float64 descent, and the queries at DrDAM's clip floor.
 func theorem1Notes(rows []experiment.Row) []string {
@@ -220,12 +221,12 @@ func theorem1Notes(rows []experiment.Row) []string {
 	return out
 }
 
-// Theorem1Table returns the table of theorem1 at Corollary 1's step as
+// theorem1Table returns the table of theorem1 at Corollary 1's step as
 // Markdown: per (D, β, Y, query set), the divergence (mean over seeds and
 // its 95% interval), the float64 descent's divergence, MrDAM's
 // displacement, the bounds of Theorem 1 and Corollary 1, and the largest
 // ln(divergence / bound) over the seeds' queries.
-func Theorem1Table(rows []experiment.Row) string {
+func theorem1Table(rows []experiment.Row) string {
 	sum := experiment.OverSeeds(rows)
 	type id struct {
 		k experiment.Key
@@ -290,7 +291,7 @@ func overSeedsCurve(sum []experiment.Summary, metric string, d int, b float64, q
 		func(r experiment.Row) float64 { return float64(r.Y) })
 }
 
-// Theorem1Figures returns the figures of theorem1 by file base name, each
+// theorem1Figures returns the figures of theorem1 by file base name, each
 // a grid of panels (rows: the at, near and far queries; columns: D) of
 // values against Y on log axes, one colour per β, means over seeds with
 // 95% interval bars:
@@ -301,13 +302,13 @@ func overSeedsCurve(sum []experiment.Summary, metric string, d int, b float64, q
 //     data of Fig. 3), with the envelope the paper's code draws as its
 //     bound curves, max over Y of √Y·err over √Y (dashed, fitted to the
 //     data), and Corollary 1 as written (dark).
-func Theorem1Figures(rows []experiment.Row) map[string]*plots.Figure {
+func theorem1Figures(rows []experiment.Row) map[string]*plots.Figure {
 	sum := experiment.OverSeeds(rows)
 	ds := values(rows, func(r experiment.Row) int { return r.D })
 	betas := values(rows, func(r experiment.Row) float64 { return r.Beta })
 	grid := func(title, ylabel string, panel func(p *plots.Panel, d int, q experiment.QuerySet)) *plots.Figure {
-		f := &plots.Figure{Title: title, Rows: len(experiment.QuerySets), Cols: len(ds), ShareX: true, ShareY: true}
-		for _, q := range experiment.QuerySets {
+		f := &plots.Figure{Title: title, Rows: len(experiment.QuerySets()), Cols: len(ds), ShareX: true, ShareY: true}
+		for _, q := range experiment.QuerySets() {
 			for _, d := range ds {
 				p := plots.Panel{Title: fmt.Sprintf("%s, D = %d", q, d), XLabel: "Y", YLabel: ylabel, LogX: true, LogY: true}
 				panel(&p, d, q)

@@ -18,7 +18,7 @@ func theorem1Rows(cor, user []float64) []experiment.Row {
 	for i := range cor {
 		seed := experiment.ReplicateSeed(1, i)
 		for _, y := range []int{1000, 4000} {
-			for s, q := range experiment.QuerySets {
+			for s, q := range experiment.QuerySets() {
 				for _, m := range []struct {
 					metric string
 					v      float64
@@ -36,7 +36,7 @@ func theorem1Rows(cor, user []float64) []experiment.Row {
 	return rows
 }
 
-// TestObserveTheorem1Outcomes checks that ObserveTheorem1 returns each
+// TestObserveTheorem1Outcomes checks that observeTheorem1 returns each
 // outcome on constructed rows: the bound holds (every seed's largest log
 // ratio well below 0), does not hold (well above 0 at Corollary 1's step,
 // though it holds at the other step), a tie (seeds on both sides of 0),
@@ -53,7 +53,7 @@ func TestObserveTheorem1Outcomes(t *testing.T) {
 		{"one seed", []float64{-3}, []float64{-120}, Inconclusive},
 		{"nothing", nil, nil, NotMeasured},
 	} {
-		f := ObserveTheorem1(theorem1Rows(c.cor, c.user))
+		f := observeTheorem1(theorem1Rows(c.cor, c.user))
 		if f.Verdict != c.want {
 			t.Errorf("%s: verdict %q, want %q\n  %s", c.name, f.Verdict, c.want, strings.Join(f.Details, "\n  "))
 		}
@@ -69,25 +69,25 @@ func TestObserveTheorem1Outcomes(t *testing.T) {
 // interval below 0 (mean ≈ −2.8, half-width at most 4.3·0.5/√3 ≈ 1.2):
 // the bound holds. At the step 0.03 the bound is ~e^{125} above.
 func TestTheorem1Run(t *testing.T) {
-	s := theorem1.Spec("quick")
+	s := theorem1.spec("quick")
 	s.D, s.K, s.Beta, s.Y, s.Queries, s.MaxSteps = []int{16}, []int{20}, []float64{10}, []int{2000}, 4, 5
 	var plans []*experiment.Plan
 	for i := range 3 {
 		seed := experiment.ReplicateSeed(1, i)
 		s.Seed = seed
-		p, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates, nil)
+		p, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		plans = append(plans, p.WithSeed(seed))
 	}
 	rows := runPlan(t, experiment.Concat("theorem1", plans...), nil)
-	f := ObserveTheorem1(rows)
+	f := observeTheorem1(rows)
 	requireVerdict(t, f, Holds)
 	if d := f.Details[len(f.Details)-1]; !strings.Contains(d, "| 16 | 10 | 2000 | near |") {
 		t.Errorf("the table has no row for D = 16, β = 10, Y = 2000, near:\n%s", d)
 	}
-	figs := Theorem1Figures(rows)
+	figs := theorem1Figures(rows)
 	for _, name := range []string{"theorem1-corollary-step", "theorem1-user-step", "corollary1-envelope"} {
 		fig := figs[name]
 		if fig == nil || fig.Rows != 3 || fig.Cols != 1 || len(fig.Panels) != 3 {
@@ -121,20 +121,20 @@ func TestTheorem1Run(t *testing.T) {
 }
 
 // TestTheorem1Refuses checks that theorem1 refuses a convergence stop
-// and queries outside 0 (all) … K, naming the flag.
+// and queries outside 0 (all) … K, naming the parameter.
 func TestTheorem1Refuses(t *testing.T) {
 	for _, c := range []struct {
 		set  func(*Spec)
 		flag string
 	}{
-		{func(s *Spec) { s.Tol = 1e-8 }, "--tol"},
-		{func(s *Spec) { s.Queries = -1 }, "--queries"},
-		{func(s *Spec) { s.Queries = 501 }, "--queries"},
-		{func(s *Spec) { s.MaxSteps = 0 }, "--steps"},
+		{func(s *Spec) { s.Tol = 1e-8 }, `parameter "tol"`},
+		{func(s *Spec) { s.Queries = -1 }, `parameter "queries"`},
+		{func(s *Spec) { s.Queries = 501 }, `parameter "queries"`},
+		{func(s *Spec) { s.MaxSteps = 0 }, `parameter "steps"`},
 	} {
-		s := theorem1.Spec("quick")
+		s := theorem1.spec("quick")
 		c.set(&s)
-		if _, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates, nil); err == nil || !strings.Contains(err.Error(), c.flag) {
+		if _, err := theorem1Plan(s, dam.Float64, experiment.DefaultRates(), nil); err == nil || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("error %v, want one naming %s", err, c.flag)
 		}
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"image"
 	"image/color"
@@ -170,9 +171,7 @@ func TestImageExperiments(t *testing.T) {
 		{"fig2", []string{"--y", "300", "--steps", "100", "--fill", "mean"}, []string{"fig2 (retrieval)", "photos × seeds"}, 2},
 	} {
 		out := filepath.Join(dir, c.name)
-		x, _ := paper.Lookup(c.name)
-		r, err := runImageExperiment(&env{stdout: io.Discard, stderr: io.Discard}, x,
-			append([]string{"--images", dir, "--size", "8x8", "--out", out}, c.args...))
+		r, err := runImageExperimentForTest(c.name, out, append([]string{"--images", dir, "--size", "8x8"}, c.args...))
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -257,4 +256,17 @@ func TestCompressionCommand(t *testing.T) {
 			t.Errorf("%v: status %d, %q", c.args, st, errOut)
 		}
 	}
+}
+
+// runImageExperimentForTest runs experiment name with the flags args into
+// out, as the command does, and returns its result.
+func runImageExperimentForTest(name, out string, args []string) (*paper.Result, error) {
+	x, _ := paper.Lookup(name)
+	ps := x.Params("quick")
+	for i := 0; i+1 < len(args); i += 2 {
+		if err := ps.Set(strings.TrimPrefix(args[i], "--"), args[i+1]); err != nil {
+			return nil, err
+		}
+	}
+	return runOne(context.Background(), &env{stdout: io.Discard, stderr: io.Discard}, x, ps, out)
 }

@@ -105,7 +105,7 @@ func TestExperimentErrors(t *testing.T) {
 		{[]string{"experiment", "projections", "--beta", "nan"}, `--beta "nan": want a number > 0`},
 		{[]string{"experiment", "projections", "--projections", "gaussian,fft"}, `unknown projection "fft"`},
 		{[]string{"experiment", "projections", "--projections", "sorf,structured"}, "structured is listed twice"},
-		{[]string{"experiment", "projections", "--projections", "structured,gaussian"}, "--control compares iid samples"},
+		{[]string{"experiment", "projections", "--projections", "structured,gaussian"}, "--control: compares iid samples: list gaussian first in --projections"},
 		{[]string{"experiment", "projections", "--flip", "2"}, `--flip "2": want a number from 0 to 1`},
 		{[]string{"experiment", "projections", "--basis", "tanh"}, "--basis"},
 	} {

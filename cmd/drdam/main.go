@@ -63,8 +63,9 @@ type env struct {
 func main() {
 	// An interrupted command leaves no temporary file behind: the files
 	// being written are removed and their targets keep their old contents.
-	// (drdam serve handles its signals itself: a graceful shutdown.)
-	if len(os.Args) < 2 || os.Args[1] != "serve" {
+	// (drdam serve and the experiments handle their signals themselves:
+	// a graceful shutdown, a clean stop; see ownSignals.)
+	if len(os.Args) < 2 || !ownSignals[os.Args[1]] {
 		exitOnSignal()
 	}
 	st, err := os.Stderr.Stat()
@@ -134,6 +135,9 @@ func run(e *env, args []string) (status int) {
 		return 0
 	case errors.Is(err, flag.ErrHelp):
 		return 0
+	case errors.As(err, new(interruptedError)):
+		fmt.Fprintf(e.stderr, "drdam %s: %v\n", name, err)
+		return 130
 	case errors.As(err, new(usageError)):
 		fmt.Fprintf(e.stderr, "drdam %s: %v (see 'drdam %s --help')\n", name, err, name)
 		return 2

@@ -125,7 +125,7 @@ func TestHelp(t *testing.T) {
 		t.Errorf("experiment --help: status %d, %q", st, out)
 	}
 	for _, xp := range paper.All() {
-		x := xp.Name
+		x := xp.Info().Name
 		st, out, _ := drdam(t, "experiment", x, "--help")
 		if st != 0 || strings.Count(out, "\n  --") == 0 {
 			t.Errorf("experiment %s --help: status %d, %q", x, st, out)

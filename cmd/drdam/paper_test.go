@@ -194,10 +194,10 @@ func TestPaperErrors(t *testing.T) {
 func TestPaperEstimate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
 	for _, x := range paper.All() {
-		if x.Kind != paper.KindGrid {
-			continue
+		if x.Params("quick").Lookup("estimate") == nil {
+			continue // not a grid experiment
 		}
-		name := x.Name
+		name := x.Info().Name
 		st, stdout, stderr := drdam(t, "experiment", name, "--scale", "paper", "--estimate", "--out", out)
 		if st != 0 || !strings.HasPrefix(stdout, name+"\tpaper\t") {
 			t.Errorf("%s: status %d, stdout %q", name, st, stdout)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -37,37 +38,45 @@ rerun skips what is done; --fresh starts over.`)
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	if !slices.Contains(paper.Scales, *scale) {
+	if !slices.Contains(paper.Scales(), *scale) {
 		return usagef("--scale %q: want quick or paper", *scale)
 	}
 	xs, err := reproduced(splitList(*only))
 	if err != nil {
 		return err
 	}
+	ctx, stop := interruptible()
+	defer stop()
 	start := time.Now()
 	var results []*paper.Result
 	for _, x := range xs {
-		if !x.Available() {
-			fmt.Fprintf(e.stderr, "== %s: skipped, no photos in %s (run 'drdam experiment %s --images DIR' with your own)\n", x.Name, paper.SharedPhotos, x.Name)
+		name := x.Info().Name
+		if !x.Info().Available() {
+			fmt.Fprintf(e.stderr, "== %s: skipped, no photos in %s (run 'drdam experiment %s --images DIR' with your own)\n", name, paper.SharedPhotos, name)
 			continue
 		}
-		fmt.Fprintf(e.stderr, "== %s\n", x.Name)
-		r, err := reproduceOne(e, x, *scale, filepath.Join(*out, x.Name), *fresh)
+		fmt.Fprintf(e.stderr, "== %s\n", name)
+		r, err := reproduceOne(ctx, e, x, *scale, filepath.Join(*out, name), *fresh)
 		if err != nil {
-			return fmt.Errorf("%s: %w", x.Name, err)
+			return fmt.Errorf("%s: %w", name, err)
 		}
 		results = append(results, r)
 	}
-	total := time.Since(start)
+	return writeReport(e, results, *scale, *out, time.Since(start))
+}
+
+// writeReport writes OUT/REPORT.md of the results of a reproduce run and
+// says so.
+func writeReport(e *env, results []*paper.Result, scale, out string, total time.Duration) error {
 	host, _ := os.Hostname()
 	m := paper.Machine{Host: host, OS: runtime.GOOS, Arch: runtime.GOARCH, Cores: runtime.NumCPU(), CPU: cmp.Or(sysinfo.CPUModel(), "unknown CPU")}
-	path := filepath.Join(*out, "REPORT.md")
-	if err := writeText(path, paper.Report(results, *scale, versionString(), m, total)); err != nil {
+	path := filepath.Join(out, "REPORT.md")
+	if err := writeText(path, paper.Report(results, scale, versionString(), m, total)); err != nil {
 		return err
 	}
 	grids := 0
 	for _, r := range results {
-		if r.Exp.Kind == paper.KindGrid {
+		if r.Spec != nil {
 			grids++
 		}
 	}
@@ -77,11 +86,11 @@ rerun skips what is done; --fresh starts over.`)
 
 // reproduced returns the experiments drdam reproduce runs: those of the
 // registry marked for it, or the subset named.
-func reproduced(only []string) ([]*paper.Experiment, error) {
+func reproduced(only []string) ([]paper.Experiment, error) {
 	var all []string
 	for _, x := range paper.All() {
-		if x.Reproduce {
-			all = append(all, x.Name)
+		if x.Info().Reproduce {
+			all = append(all, x.Info().Name)
 		}
 	}
 	for _, n := range only {
@@ -89,7 +98,7 @@ func reproduced(only []string) ([]*paper.Experiment, error) {
 			return nil, usagef("--only: unknown experiment %q (want some of %s)", n, strings.Join(all, ", "))
 		}
 	}
-	var xs []*paper.Experiment
+	var xs []paper.Experiment
 	for _, n := range all {
 		if len(only) == 0 || slices.Contains(only, n) {
 			x, _ := paper.Lookup(n)
@@ -99,16 +108,15 @@ func reproduced(only []string) ([]*paper.Experiment, error) {
 	return xs, nil
 }
 
-// reproduceOne runs x with its defaults at scale into dir.
-func reproduceOne(e *env, x *paper.Experiment, scale, dir string, fresh bool) (*paper.Result, error) {
-	if x.Kind == paper.KindGrid {
-		s := x.Spec(scale)
-		s.Version = versionString()
-		return runGrid(e, x, s, dir, fresh, false)
+// reproduceOne runs x with its parameters at scale into dir (from the
+// start when fresh, for the experiments that resume).
+func reproduceOne(ctx context.Context, e *env, x paper.Experiment, scale, dir string, fresh bool) (*paper.Result, error) {
+	ps := x.Params(scale)
+	ps.Version = versionString()
+	if p := ps.Lookup("fresh"); p != nil && fresh {
+		if err := p.Set("true"); err != nil {
+			return nil, err
+		}
 	}
-	args := []string{"--out", dir}
-	if scale == "paper" {
-		args = append(args, "--seeds", "5")
-	}
-	return runImageExperiment(e, x, args)
+	return runOne(ctx, e, x, ps, dir)
 }

@@ -44,8 +44,8 @@ func TestSweepSingleValues(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--beta", "55", "--betas", "40,60"}, "--beta and --betas are exclusive"},
-		{[]string{"--y", "1000", "--ys", "1000,2000"}, "--y and --ys are exclusive"},
+		{[]string{"--beta", "55", "--betas", "40,60"}, "--beta: exclusive with --betas"},
+		{[]string{"--y", "1000", "--ys", "1000,2000"}, "--y: exclusive with --ys"},
 		{[]string{"--queries", "2"}, "--queries: fig4b completes one image; choose it with --query"},
 	} {
 		args := append([]string{"experiment", "fig4b", "--cifar", batch, "--out", out}, c.args...)
