@@ -1,6 +1,7 @@
 package dam
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -259,7 +260,13 @@ func (c Config) String() string {
 }
 
 // New returns an empty memory of the configured representation.
-func New(c Config) (Memory, error) {
+func New(c Config) (Memory, error) { return NewContext(context.Background(), c) }
+
+// NewContext is New whose DrDAM reports the drawing of a seeded dense
+// projection's rows to the progress function that ctx carries
+// (features.WithGenerationProgress), whenever they are drawn. ctx is read
+// for that value only: cancelling it stops nothing.
+func NewContext(ctx context.Context, c Config) (Memory, error) {
 	c, err := c.Validate()
 	if err != nil {
 		return nil, err
@@ -267,7 +274,7 @@ func New(c Config) (Memory, error) {
 	if c.Rep == RepMrDAM {
 		return NewMrDAM(c)
 	}
-	return NewDrDAM(c)
+	return newSeededDrDAM(ctx, c)
 }
 
 // compatible reports whether memories of configurations a and b can be

@@ -1,6 +1,7 @@
 package dam
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"sync"
@@ -42,7 +43,11 @@ type drEngine interface {
 // NewDrDAM returns an empty DrDAM whose projection and bias are generated
 // from c.Seed. c.Rep must be RepDrDAM (or zero); c.Projection must not be
 // External (use NewDrDAMWithMap).
-func NewDrDAM(c Config) (*DrDAM, error) {
+func NewDrDAM(c Config) (*DrDAM, error) { return newSeededDrDAM(context.Background(), c) }
+
+// newSeededDrDAM is NewDrDAM whose projection reports its drawing to the
+// progress function of ctx (see NewContext).
+func newSeededDrDAM(ctx context.Context, c Config) (*DrDAM, error) {
 	c, err := c.Validate()
 	if err != nil {
 		return nil, err
@@ -53,7 +58,7 @@ func NewDrDAM(c Config) (*DrDAM, error) {
 	if err := checkSize(c); err != nil {
 		return nil, err
 	}
-	proj, err := features.NewProjection(c.Projection, c.Generator, c.Seed, c.Y, c.D) // dense rows are laid out later
+	proj, err := features.NewProjectionContext(ctx, c.Projection, c.Generator, c.Seed, c.Y, c.D) // dense rows are laid out later
 	if err != nil {
 		return nil, err
 	}

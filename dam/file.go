@@ -2,6 +2,7 @@ package dam
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
@@ -160,6 +161,13 @@ func Load(path string) (Memory, error) { return LoadBudget(path, 0) }
 // means DefaultBudget()): a file whose model would need more is refused
 // with a *BudgetError before its payload is read.
 func LoadBudget(path string, maxMemory int64) (Memory, error) {
+	return LoadContext(context.Background(), path, maxMemory)
+}
+
+// LoadContext is LoadBudget whose DrDAM reports the drawing of its
+// projection's rows to the progress function that ctx carries (see
+// NewContext).
+func LoadContext(ctx context.Context, path string, maxMemory int64) (Memory, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
@@ -169,7 +177,7 @@ func LoadBudget(path string, maxMemory int64) (Memory, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
-	m, err := ReadBudget(f, st.Size(), maxMemory)
+	m, err := read(ctx, f, st.Size(), maxMemory)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
 	}
@@ -181,6 +189,11 @@ func Read(r io.ReaderAt, size int64) (Memory, error) { return ReadBudget(r, size
 
 // ReadBudget is Read with a memory budget (see LoadBudget).
 func ReadBudget(r io.ReaderAt, size int64, maxMemory int64) (Memory, error) {
+	return read(context.Background(), r, size, maxMemory)
+}
+
+// read is ReadBudget with the context of NewContext.
+func read(ctx context.Context, r io.ReaderAt, size int64, maxMemory int64) (Memory, error) {
 	if maxMemory < 0 {
 		return nil, fmt.Errorf("memory budget must be ≥ 0 bytes, found %d", maxMemory)
 	}
@@ -205,7 +218,7 @@ func ReadBudget(r io.ReaderAt, size int64, maxMemory int64) (Memory, error) {
 			payload[off+i] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:]))
 		}
 	}
-	return build(c, h.Count, h.logScale, payload)
+	return build(ctx, c, h.Count, h.logScale, payload)
 }
 
 // Header is what a model file says of itself, read without building the
@@ -370,7 +383,7 @@ func parseHeader(h []byte, format uint32) (c Config, count uint64, logScale floa
 }
 
 // build makes the memory described by a validated header and its payload.
-func build(c Config, count uint64, logScale float64, payload []float64) (Memory, error) {
+func build(ctx context.Context, c Config, count uint64, logScale float64, payload []float64) (Memory, error) {
 	if c.Rep == RepMrDAM {
 		if uint64(len(payload)) != count*uint64(c.D) || count > uint64(len(payload)) {
 			return nil, fmt.Errorf("payload has %d values, want %d memories × D = %d", len(payload), count, c.D)
@@ -393,7 +406,7 @@ func build(c Config, count uint64, logScale float64, payload []float64) (Memory,
 	if count > math.MaxInt32 {
 		return nil, fmt.Errorf("header: %d memories stored is implausible", count)
 	}
-	m, err := NewDrDAM(c)
+	m, err := newSeededDrDAM(ctx, c)
 	if err != nil {
 		return nil, err
 	}

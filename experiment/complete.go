@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"github.com/drdam/drdam/metrics"
 	"math"
@@ -154,8 +155,11 @@ type CompletionResult struct {
 	TSize, MemorySize          int // parameters of T (F) and of the memory matrix (K·D)
 }
 
-// Complete runs an image completion.
-func Complete(c Completion) (*CompletionResult, error) {
+// Complete runs an image completion. ctx carries, for the DrDAM's
+// projection, the progress function of features.WithGenerationProgress
+// (dam.NewContext); the caller checks it for cancellation between
+// completions.
+func Complete(ctx context.Context, c Completion) (*CompletionResult, error) {
 	d := c.D
 	if d <= 0 || len(c.Stored) == 0 || len(c.Stored)%d != 0 || len(c.Queries) == 0 || len(c.Queries)%d != 0 {
 		return nil, fmt.Errorf("complete: %d stored and %d query values are not rows of dimension %d", len(c.Stored), len(c.Queries), d)
@@ -193,10 +197,11 @@ func Complete(c Completion) (*CompletionResult, error) {
 	cfg := c.DrDAM
 	cfg.Rep, cfg.D, cfg.Beta = dam.RepDrDAM, d, c.Beta
 	t0 := time.Now()
-	dr, err := dam.NewDrDAM(cfg)
+	mem, err := dam.NewContext(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
+	dr := mem.(*dam.DrDAM)
 	if err := dr.Add(c.Stored); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"math"
 	"testing"
 
@@ -36,7 +37,7 @@ func testComplete(t *testing.T, dataSeed, seed uint64) {
 	}
 	c := Completion{D: d, Stored: x, Queries: x, Visible: vis, Beta: 60, Step: 0.1, MaxSteps: 2000, Tol: 1e-12, Box: true,
 		DrDAM: dam.Config{Y: 20000, Projection: features.Structured, Seed: seed}}
-	res, err := Complete(c)
+	res, err := Complete(context.Background(), c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func testComplete(t *testing.T, dataSeed, seed uint64) {
 	if res.TSize != 40000 || res.MemorySize != k*d {
 		t.Errorf("sizes T %d, memory %d; want 40000 and %d", res.TSize, res.MemorySize, k*d)
 	}
-	if _, err := Complete(Completion{D: d, Stored: x, Queries: x, Visible: vis[:5]}); err == nil {
+	if _, err := Complete(context.Background(), Completion{D: d, Stored: x, Queries: x, Visible: vis[:5]}); err == nil {
 		t.Error("a mask of the wrong length was accepted")
 	}
 	// The visible quarter is clamped, equal in all three, so it adds 0 to
@@ -77,7 +78,7 @@ func testComplete(t *testing.T, dataSeed, seed uint64) {
 	// (MrDAM is deterministic) without descending again.
 	c2 := c
 	c2.DrDAM.Seed, c2.Mr = seed+100, res.Mr
-	res2, err := Complete(c2)
+	res2, err := Complete(context.Background(), c2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func testComplete(t *testing.T, dataSeed, seed uint64) {
 			res2.MrToOriginalFree[0], res.MrToOriginalFree[0], res2.DrToMrFree[0], res.DrToMrFree[0], res2.MrTime)
 	}
 	c2.Mr = &dam.Result{X: x[:d]}
-	if _, err := Complete(c2); err == nil {
+	if _, err := Complete(context.Background(), c2); err == nil {
 		t.Error("a reused MrDAM descent of the wrong size was accepted")
 	}
 }

@@ -1,12 +1,13 @@
 package features
 
 import (
+	"context"
 	"math"
 	"sync"
 	"testing"
 )
 
-// TestGenerationProgress: with a progress hook installed, Seeded.Rows
+// TestGenerationProgress: with a progress function (Seeded.Progress), Seeded.Rows
 // draws bit for bit the rows it draws without, and its reports add up to
 // the rows drawn (Y for a whole projection), several per call for long
 // ones, whether the rows are drawn at once or in ranges that cut blocks.
@@ -14,13 +15,25 @@ func TestGenerationProgress(t *testing.T) {
 	for _, gen := range generators {
 		testGenerationProgress(t, gen)
 	}
-	// Removed, the hook is not called.
+	// The context carries the function to the projections made with it,
+	// and only to those.
 	called := false
-	SetGenerationProgress(func(GenerationReport) { called = true })()
-	s, _ := NewSeeded(Gaussian, DefaultGenerator, 1, 10, 4)
-	s.Rows(make([]float64, 40), 0, 10)
+	ctx := WithGenerationProgress(context.Background(), func(GenerationReport) { called = true })
+	p, err := NewProjectionContext(context.Background(), Gaussian, DefaultGenerator, 1, 10, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.(*Seeded).Rows(make([]float64, 40), 0, 10)
 	if called {
-		t.Error("a restored hook was called")
+		t.Error("a projection made without the progress function reported to it")
+	}
+	p, err = NewProjectionContext(ctx, Gaussian, DefaultGenerator, 1, 10, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.(*Seeded).Rows(make([]float64, 40), 0, 10)
+	if !called {
+		t.Error("a projection made with the context's progress function did not report to it")
 	}
 }
 
@@ -49,7 +62,7 @@ func testGenerationProgress(t *testing.T, gen Generator) {
 		var mu sync.Mutex
 		var sum float64
 		n := 0
-		restore := SetGenerationProgress(func(r GenerationReport) {
+		s.Progress = func(r GenerationReport) {
 			mu.Lock()
 			defer mu.Unlock()
 			if r.Kind != c.kind || r.Gen != gen || r.Seed != 7 || r.Y != c.y || r.D != c.d || r.Rows < 0 {
@@ -57,12 +70,11 @@ func testGenerationProgress(t *testing.T, gen Generator) {
 			}
 			sum += r.Rows
 			n++
-		})
+		}
 		got := make([]float64, c.y*c.d)
 		for _, r := range c.ranges {
 			s.Rows(got[r[0]*c.d:r[1]*c.d], r[0], r[1])
 		}
-		restore()
 		for i := range want {
 			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
 				t.Fatalf("%v %d×%d: entry %d is %v with the hook, %v without", c.kind, c.y, c.d, i, got[i], want[i])

@@ -1,13 +1,13 @@
 package features
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/drdam/drdam/internal/qr"
 	"github.com/drdam/drdam/internal/rng"
@@ -173,6 +173,17 @@ func NewProjection(kind ProjectionKind, gen Generator, seed uint64, y, d int) (P
 	return kinds[kind].new(gen, seed, y, d)
 }
 
+// NewProjectionContext is NewProjection whose seeded projection reports
+// the drawing of its rows to the function that ctx carries
+// (WithGenerationProgress), if any.
+func NewProjectionContext(ctx context.Context, kind ProjectionKind, gen Generator, seed uint64, y, d int) (Projection, error) {
+	p, err := NewProjection(kind, gen, seed, y, d)
+	if s, ok := p.(*Seeded); ok {
+		s.Progress = GenerationProgress(ctx)
+	}
+	return p, err
+}
+
 // RowSource is a projection whose rows can be written out: models use it to
 // build their own compute layout without holding a float64 copy of W.
 type RowSource interface {
@@ -195,6 +206,11 @@ type Seeded struct {
 	Gen  Generator      // GeneratorV1 or GeneratorV2
 	Seed uint64
 	Y, D int
+	// Progress, if not nil, receives GenerationReports as the rows are
+	// drawn, from whichever goroutines draw them (it must be safe for
+	// concurrent use, and quick). It changes nothing that is drawn.
+	// NewProjectionContext sets it from the context.
+	Progress func(GenerationReport)
 }
 
 // NewSeeded returns the seeded projection drawn with the generator gen (0
@@ -230,10 +246,10 @@ func (s *Seeded) Rows(dst []float64, lo, hi int) {
 	if !s.Gen.Valid() {
 		panic(fmt.Sprintf("features: Rows of a projection with generator %d", int(s.Gen)))
 	}
-	hook := generationHook.Load()
+	hook := s.Progress
 	report := func(rows float64) {
 		if hook != nil {
-			(*hook)(GenerationReport{Kind: s.Kind, Gen: s.Gen, Seed: s.Seed, Y: s.Y, D: d, Rows: rows})
+			hook(GenerationReport{Kind: s.Kind, Gen: s.Gen, Seed: s.Seed, Y: s.Y, D: d, Rows: rows})
 		}
 	}
 	if s.Kind == Gaussian {
@@ -335,8 +351,8 @@ func (s *Seeded) checkGroup(n, lo, l int) int {
 }
 
 func (s *Seeded) reportGroup(rows int) {
-	if hook := generationHook.Load(); hook != nil {
-		(*hook)(GenerationReport{Kind: s.Kind, Gen: s.Gen, Seed: s.Seed, Y: s.Y, D: s.D, Rows: float64(rows)})
+	if s.Progress != nil {
+		s.Progress(GenerationReport{Kind: s.Kind, Gen: s.Gen, Seed: s.Seed, Y: s.Y, D: s.D, Rows: float64(rows)})
 	}
 }
 
@@ -358,22 +374,24 @@ type GenerationReport struct {
 // between two reports: a few milliseconds of work.
 const reportEntries = 1 << 20
 
-var generationHook atomic.Pointer[func(GenerationReport)]
+// progressKey is the context key of the progress function
+// (WithGenerationProgress).
+type progressKey struct{}
 
-// SetGenerationProgress installs fn to receive GenerationReports while
-// seeded dense projections are drawn, from whichever goroutines draw them
-// (fn must be safe for concurrent use and quick); nil removes it. It
-// returns a function that restores the previous one. The reports change
-// nothing that is drawn: the rows are bit for bit those drawn without.
-// Commands use it to show progress on long generations; a library caller
-// that builds models in parallel receives the reports of all of them.
-func SetGenerationProgress(fn func(GenerationReport)) (restore func()) {
-	var p *func(GenerationReport)
-	if fn != nil {
-		p = &fn
-	}
-	old := generationHook.Swap(p)
-	return func() { generationHook.Store(old) }
+// WithGenerationProgress returns a copy of ctx that carries fn: the seeded
+// projections that NewProjectionContext makes with it report to fn as
+// their rows are drawn (see Seeded.Progress), as net/http/httptrace's
+// traces travel with a request. A command uses it to show progress on long
+// generations (an orthogonal projection at D = 12288 takes minutes).
+func WithGenerationProgress(ctx context.Context, fn func(GenerationReport)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+// GenerationProgress returns the progress function that ctx carries, or
+// nil.
+func GenerationProgress(ctx context.Context) func(GenerationReport) {
+	fn, _ := ctx.Value(progressKey{}).(func(GenerationReport))
+	return fn
 }
 
 // Project writes X·W[lo:hi]ᵀ into dst, regenerating the rows.

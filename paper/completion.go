@@ -280,7 +280,7 @@ func (c *Completion) RunSeeds(ctx context.Context, box bool) (*Runs, error) {
 		run.Box = box
 		run.DrDAM.Seed = s
 		run.Mr = mr
-		res, err := experiment.Complete(run)
+		res, err := experiment.Complete(ctx, run)
 		if err != nil {
 			return nil, fmt.Errorf("seed %d: %w", s, err)
 		}

@@ -143,7 +143,7 @@ func (x *compressionExperiment) runCompression(ctx context.Context, c *Completio
 			done++
 			run := c.Run
 			run.DrDAM.Y, run.DrDAM.Seed, run.Mr = y, seed, mr
-			res, err := experiment.Complete(run)
+			res, err := experiment.Complete(ctx, run)
 			if err != nil {
 				return nil, err
 			}

@@ -183,7 +183,7 @@ func (x *sweepExperiment) runSweep(ctx context.Context, c *Completion, sw sweepS
 				done++
 				run := c.Run
 				run.Beta, run.DrDAM.Y, run.DrDAM.Seed, run.Mr = beta, y, seed, mr
-				res, err := experiment.Complete(run)
+				res, err := experiment.Complete(ctx, run)
 				if err != nil {
 					return nil, err
 				}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 
@@ -57,7 +56,7 @@ Example:
 	if err != nil {
 		return paramUsage(err)
 	}
-	res, err := paper.RunCompletion(context.Background(), c, *out, "Image completion", e.stderr)
+	res, err := paper.RunCompletion(e.context(), c, *out, "Image completion", e.stderr)
 	if err != nil {
 		return err
 	}

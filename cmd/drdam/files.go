@@ -69,8 +69,8 @@ func addBudget(fs *flags) *byteSize { return cli.BudgetFlag(fs.FlagSet) }
 
 // loadModel takes the model at path under the budget, with an error that
 // says which flags lower what it needs.
-func loadModel(path string, budget *byteSize) (dam.Memory, error) {
-	m, err := dam.LoadBudget(path, int64(*budget))
+func loadModel(e *env, path string, budget *byteSize) (dam.Memory, error) {
+	m, err := dam.LoadContext(e.context(), path, int64(*budget))
 	return m, budgetHint(err)
 }
 

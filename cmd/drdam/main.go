@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -58,6 +59,18 @@ var commands = map[string]command{
 type env struct {
 	stdout, stderr io.Writer
 	isTerminal     bool // stderr is a terminal: show progress
+	// ctx is the context the models of a command are made and loaded
+	// with: it carries the progress display of a projection's drawing
+	// (watchGeneration). nil means context.Background().
+	ctx context.Context
+}
+
+// context returns the context of e's models.
+func (e *env) context() context.Context {
+	if e.ctx == nil {
+		return context.Background()
+	}
+	return e.ctx
 }
 
 func main() {
@@ -122,7 +135,9 @@ func run(e *env, args []string) (status int) {
 		return 2
 	}
 	if generationCommands[name] {
-		defer watchGeneration(e)()
+		var stop func()
+		e.ctx, stop = watchGeneration(e)
+		defer stop()
 	}
 	err := c.run(e, args[1:])
 	if name == "experiment" && len(args) > 1 {

@@ -43,7 +43,7 @@ Example:
 	}
 	defer rows.Close()
 	c.D = rows.Cols()
-	m, err := dam.New(c)
+	m, err := dam.NewContext(e.context(), c)
 	if err != nil {
 		return budgetHint(flagError(err))
 	}
@@ -91,7 +91,7 @@ subtracts their features from T and cannot check that they were stored.`
 		return err
 	}
 	defer unlock()
-	m, err := loadModel(*model, budget)
+	m, err := loadModel(e, *model, budget)
 	if err != nil {
 		return err
 	}
@@ -133,11 +133,11 @@ for instance, can be combined this way.`)
 		return err
 	}
 	defer unlock()
-	m1, err := loadModel(*a, budget)
+	m1, err := loadModel(e, *a, budget)
 	if err != nil {
 		return err
 	}
-	m2, err := loadModel(*b, budget)
+	m2, err := loadModel(e, *b, budget)
 	if err != nil {
 		return err
 	}

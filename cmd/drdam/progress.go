@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -111,10 +112,12 @@ func (p *progress) done() {
 var generationCommands = map[string]bool{"encode": true, "add": true, "remove": true, "merge": true, "info": true,
 	"energy": true, "recall": true, "complete": true}
 
-// watchGeneration shows the progress of the seeded projections drawn until
-// the function it returns is called, one status line per projection, as
-// progress does: on a terminal after 200 ms, in a log every 30 s.
-func watchGeneration(e *env) (stop func()) {
+// watchGeneration returns a context that shows the progress of the
+// seeded projections of the models made or loaded with it
+// (features.WithGenerationProgress), one status line per projection, as
+// progress does: on a terminal after 200 ms, in a log every 30 s. After
+// stop, their reports show nothing.
+func watchGeneration(e *env) (ctx context.Context, stop func()) {
 	type key struct {
 		kind features.ProjectionKind
 		seed uint64
@@ -126,9 +129,13 @@ func watchGeneration(e *env) (stop func()) {
 		rows float64
 	}
 	live := map[key]*state{}
-	restore := features.SetGenerationProgress(func(r features.GenerationReport) {
+	stopped := false
+	ctx = features.WithGenerationProgress(e.context(), func(r features.GenerationReport) {
 		mu.Lock()
 		defer mu.Unlock()
+		if stopped {
+			return
+		}
 		k := key{r.Kind, r.Seed, r.Y, r.D}
 		st := live[k]
 		if st == nil {
@@ -143,10 +150,10 @@ func watchGeneration(e *env) (stop func()) {
 			delete(live, k)
 		}
 	})
-	return func() {
-		restore()
+	return ctx, func() {
 		mu.Lock()
 		defer mu.Unlock()
+		stopped = true
 		for _, st := range live {
 			st.pr.done()
 		}

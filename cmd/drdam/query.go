@@ -32,7 +32,7 @@ command then warns on stderr, naming the rows (counted from 1).`)
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
-	m, q, err := openQueries(*model, *queries, budget, nil, []file{{"out", *out}, {"grad", *grad}})
+	m, q, err := openQueries(e, *model, *queries, budget, nil, []file{{"out", *out}, {"grad", *grad}})
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ a query that stopped earlier repeats its final energy.`)
 		}
 		opt.Box = &dam.Box{Lo: l, Hi: h}
 	}
-	m, q, err := openQueries(*model, *queries, budget, []file{{"mask", *maskPath}}, []file{{"out", *out}, {"steps", *stepsOut}, {"trace", *traceOut}, {"outcome", *outcomeOut}})
+	m, q, err := openQueries(e, *model, *queries, budget, []file{{"mask", *maskPath}}, []file{{"out", *out}, {"steps", *stepsOut}, {"trace", *traceOut}, {"outcome", *outcomeOut}})
 	if err != nil {
 		return err
 	}
@@ -275,12 +275,12 @@ func gradOfFloor(c dam.Config) string {
 // another output, and their directories must exist, so that a long
 // computation does not fail at its end), then loads the model under the
 // budget and the queries, which must match its dimension.
-func openQueries(model, queries string, budget *byteSize, inputs, outputs []file) (dam.Memory, *dataio.Matrix, error) {
+func openQueries(e *env, model, queries string, budget *byteSize, inputs, outputs []file) (dam.Memory, *dataio.Matrix, error) {
 	inputs = append([]file{{"model", model}, {"queries", queries}}, inputs...)
 	if err := checkFiles(inputs, outputs); err != nil {
 		return nil, nil, err
 	}
-	m, err := loadModel(model, budget)
+	m, err := loadModel(e, model, budget)
 	if err != nil {
 		return nil, nil, err
 	}
