@@ -71,27 +71,9 @@ Example:
 	if *salvage {
 		return salvageData(e, *data)
 	}
-	token, src := os.Getenv("DRDAM_TOKEN"), "DRDAM_TOKEN"
-	if *tokenFile != "" {
-		b, err := os.ReadFile(*tokenFile)
-		if err != nil {
-			return fmt.Errorf("--token-file: %w", err)
-		}
-		token, src = strings.TrimSpace(string(b)), "--token-file "+*tokenFile
-		if token == "" {
-			return usagef("--token-file %s is empty", *tokenFile)
-		}
-	} else if _, set := os.LookupEnv("DRDAM_TOKEN"); set {
-		if strings.TrimSpace(token) == "" {
-			return usagef("DRDAM_TOKEN is set but empty or white space: unset it to serve without a token (loopback only), or set a token")
-		}
-		token = strings.TrimSpace(token)
-	}
-	if strings.ContainsFunc(token, unicode.IsSpace) || strings.ContainsFunc(token, unicode.IsControl) {
-		return usagef("the token of %s holds white space or a control character: a bearer token is one word", src)
-	}
-	if token == "" && !loopback(*addr) {
-		return usagef("--addr %s: without a token (--token-file or DRDAM_TOKEN) drdam serve listens only on a loopback address (127.0.0.1, ::1, localhost)", *addr)
+	token, err := serveToken(*tokenFile, *addr)
+	if err != nil {
+		return err
 	}
 	log := slog.New(slog.NewTextHandler(e.stderr, nil))
 	w := *wave
@@ -111,7 +93,44 @@ Example:
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	return listenAndServe(srv, *addr, log, "data", *data, "token", token != "", "max-memory", dam.Bytes(float64(budget)))
+}
+
+// serveToken returns the bearer token of --token-file or DRDAM_TOKEN ("" for
+// none), refusing an empty or spaced one, and no token on an address that
+// is not loopback.
+func serveToken(tokenFile, addr string) (string, error) {
+	token, src := os.Getenv("DRDAM_TOKEN"), "DRDAM_TOKEN"
+	if tokenFile != "" {
+		b, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return "", fmt.Errorf("--token-file: %w", err)
+		}
+		token, src = strings.TrimSpace(string(b)), "--token-file "+tokenFile
+		if token == "" {
+			return "", usagef("--token-file %s is empty", tokenFile)
+		}
+	} else if _, set := os.LookupEnv("DRDAM_TOKEN"); set {
+		if strings.TrimSpace(token) == "" {
+			return "", usagef("DRDAM_TOKEN is set but empty or white space: unset it to serve without a token (loopback only), or set a token")
+		}
+		token = strings.TrimSpace(token)
+	}
+	if strings.ContainsFunc(token, unicode.IsSpace) || strings.ContainsFunc(token, unicode.IsControl) {
+		return "", usagef("the token of %s holds white space or a control character: a bearer token is one word", src)
+	}
+	if token == "" && !loopback(addr) {
+		return "", usagef("--addr %s: without a token (--token-file or DRDAM_TOKEN) drdam serve listens only on a loopback address (127.0.0.1, ::1, localhost)", addr)
+	}
+	return token, nil
+}
+
+// listenAndServe serves srv on addr until SIGTERM or SIGINT, then shuts
+// down gracefully: requests under way finish (a minute at most), and srv
+// is closed (its memories snapshotted). The log's "serving" line has the
+// address listened on and attrs.
+func listenAndServe(srv *serve.Server, addr string, log *slog.Logger, attrs ...any) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		srv.Close()
 		return err
@@ -124,7 +143,7 @@ Example:
 	defer signal.Stop(sig)
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String(), "data", *data, "token", token != "", "max-memory", dam.Bytes(float64(budget)))
+	log.Info("serving", append([]any{"addr", ln.Addr().String()}, attrs...)...)
 	select {
 	case err := <-done:
 		srv.Close()
