@@ -23,10 +23,12 @@ type DrDAM struct {
 	cfg   Config
 	fm    *features.Map
 	count int
-	// t holds T: for the trigonometric bases T = exp(logScale)·t; for the
-	// positive bases t[α] = log T_α (−Inf for T_α = 0). Always float64.
+	// t holds T in the stored form of the basis's family (fam): for the
+	// trigonometric bases T = exp(logScale)·t; for the positive bases
+	// t[α] = log T_α (−Inf for T_α = 0). Always float64.
 	t        []float64
 	logScale float64
+	fam      family
 	eng      drEngine
 	wave     time.Duration // see SetWave
 }
@@ -130,11 +132,11 @@ func NewDrDAMWithMap(c Config, fm *features.Map) (*DrDAM, error) {
 }
 
 func newDrDAM(c Config, fm *features.Map) *DrDAM {
-	m := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim())}
+	m := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim()), fam: familyOf(c.Basis)}
 	if c.Precision == Float32 {
-		m.eng = newDrCompute(blockSource[float32](c, fm), fm.Bias)
+		m.eng = newDrCompute(blockSource[float32](c, fm), fm.Bias, familyIn[float32](c.Basis))
 	} else {
-		m.eng = newDrCompute(blockSource[float64](c, fm), fm.Bias)
+		m.eng = newDrCompute(blockSource[float64](c, fm), fm.Bias, familyIn[float64](c.Basis))
 	}
 	m.clear()
 	return m
@@ -173,7 +175,7 @@ func (m *DrDAM) WithBeta(beta float64) (*DrDAM, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim()), eng: m.eng.share(), wave: m.wave}
+	n := &DrDAM{cfg: c, fm: fm, t: make([]float64, c.FeatureDim()), fam: m.fam, eng: m.eng.share(), wave: m.wave}
 	n.clear()
 	return n, nil
 }
@@ -219,20 +221,7 @@ func (m *DrDAM) T(dst []float64) []float64 {
 	if dst == nil {
 		dst = make([]float64, len(m.t))
 	}
-	if m.cfg.Basis.Positive() {
-		for i, v := range m.t {
-			dst[i] = math.Exp(v)
-		}
-		return dst
-	}
-	if m.logScale == 0 {
-		copy(dst, m.t)
-		return dst
-	}
-	s := math.Exp(m.logScale)
-	for i, v := range m.t {
-		dst[i] = s * v
-	}
+	m.fam.exportT(dst, m.t, m.logScale)
 	return dst
 }
 
@@ -302,9 +291,11 @@ func (m *DrDAM) finish(e, grad, x []float64, floor []bool, r int, clipped bool, 
 }
 
 // drCompute is the compute state of a DrDAM in precision T: the projection
-// in panels, the shift, and T converted per row (rebuilt when T changes).
+// in panels, the shift, the basis's family, and T converted per row
+// (rebuilt when T changes).
 type drCompute[T kern.Float] struct {
 	src  blocks[T]
+	fam  familyT[T]
 	bias []T
 	mu   sync.Mutex
 	p    *rowParams[T]      // nil when T has changed since it was built
@@ -325,8 +316,8 @@ type drWork[T kern.Float] struct {
 	xsq []float64
 }
 
-func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
-	c := &drCompute[T]{src: src, ws: new(cache[drWork[T]]), upd: new(cache[updWork[T]])}
+func newDrCompute[T kern.Float](src blocks[T], bias []float64, fam familyT[T]) *drCompute[T] {
+	c := &drCompute[T]{src: src, fam: fam, ws: new(cache[drWork[T]]), upd: new(cache[updWork[T]])}
 	if bias != nil {
 		_, rows := src.count()
 		c.bias = padTo[T](bias, rows, 0, 0)
@@ -335,7 +326,7 @@ func newDrCompute[T kern.Float](src blocks[T], bias []float64) *drCompute[T] {
 }
 
 func (c *drCompute[T]) share() drEngine {
-	return &drCompute[T]{src: c.src, bias: c.bias, ws: c.ws, upd: c.upd}
+	return &drCompute[T]{src: c.src, fam: c.fam, bias: c.bias, ws: c.ws, upd: c.upd}
 }
 
 func (c *drCompute[T]) invalidate() {
@@ -352,30 +343,8 @@ func (c *drCompute[T]) params(m *DrDAM) *rowParams[T] {
 		return c.p
 	}
 	_, n := c.src.count()
-	y := m.cfg.Y
-	p := &rowParams[T]{trig: m.cfg.Basis.Trig(), bias: c.bias}
-	two := m.cfg.Basis.Halves() == 2
-	if p.trig {
-		p.r1 = padTo[T](m.t[:y], n, 0, 0)
-		if two {
-			p.r2 = padTo[T](m.t[y:], n, 0, 0)
-		}
-	} else {
-		// Subtract the largest log T so that the float32 values keep their
-		// precision; it is added back to the log-sum.
-		shift := math.Inf(-1)
-		for _, v := range m.t {
-			shift = max(shift, v)
-		}
-		if math.IsInf(shift, -1) {
-			shift = 0
-		}
-		p.shift = shift
-		p.r1 = padTo[T](m.t[:y], n, shift, math.Inf(-1))
-		if two {
-			p.r2 = padTo[T](m.t[y:], n, shift, math.Inf(-1))
-		}
-	}
+	p := c.fam.params(m.t, m.cfg.Y, n)
+	p.pass, p.bias = c.fam, c.bias
 	c.p = p
 	return p
 }
@@ -384,65 +353,11 @@ func (c *drCompute[T]) energyGrad(m *DrDAM, e, grad, x []float64, floor []bool) 
 	p := c.params(m)
 	w := c.ws.get()
 	defer c.ws.put(w)
-	cfg := m.cfg
-	d, y, beta := cfg.D, cfg.Y, cfg.Beta
-	b := len(e)
-	rb := math.Sqrt(beta)
-	w.ev.run(c.src, p, x, rb, grad)
-	w.xsq = grow(w.xsq, b)
+	d := m.cfg.D
+	w.ev.run(c.src, p, x, math.Sqrt(m.cfg.Beta), grad)
+	w.xsq = grow(w.xsq, len(e))
 	rowSqNorms(w.xsq, x, d)
-	eps := cfg.Epsilon
-	if p.trig {
-		k := cfg.Basis.Norm(y)
-		for r := range b {
-			sum := w.ev.s[r]
-			s := k * sum
-			extra := m.logScale
-			if cfg.Similarity == Dot {
-				extra += beta * w.xsq[r] / 2
-			}
-			var clipped bool
-			if extra == 0 {
-				clipped = !(s >= eps) // as the peers: the clip is active where s < ε
-			} else {
-				clipped = !(s > 0) || math.Log(s)+extra < math.Log(eps)
-			}
-			if m.finish(e, grad, x, floor, r, clipped, math.Log(s)+m.logScale, w.xsq[r]) {
-				continue
-			}
-			g := grad[r*d : (r+1)*d]
-			inv := -1 / (rb * sum)
-			for i := range g {
-				g[i] *= inv
-			}
-		}
-		return nil
-	}
-	logNorm := cfg.Basis.LogNorm(y)
-	for r := range b {
-		l := w.ev.s[r]
-		logS := math.Inf(-1)
-		if l > 0 {
-			logS = w.ev.m[r] + math.Log(l) + p.shift - beta*w.xsq[r] + logNorm
-		}
-		if math.IsInf(logS, -1) && eps == 0 {
-			return fmt.Errorf("query in row %d: φ(x)·T = 0, the energy is +Inf; use a clip floor ε > 0", r+1)
-		}
-		arg := logS
-		if cfg.Similarity == Dot {
-			arg += beta * w.xsq[r] / 2
-		}
-		clipped := math.IsInf(logS, -1) || (eps > 0 && arg < math.Log(eps))
-		if m.finish(e, grad, x, floor, r, clipped, logS, w.xsq[r]) {
-			continue
-		}
-		g, xr := grad[r*d:(r+1)*d], x[r*d:(r+1)*d]
-		inv := 1 / (rb * l)
-		for i := range g {
-			g[i] = 2*xr[i] - g[i]*inv
-		}
-	}
-	return nil
+	return c.fam.finishEnergy(m, &w.ev, e, grad, x, w.xsq, floor)
 }
 
 var (

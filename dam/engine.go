@@ -1,13 +1,11 @@
 package dam
 
 import (
-	"math"
 	"unsafe"
 
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/kern"
 	"github.com/drdam/drdam/internal/par"
-	"github.com/drdam/drdam/internal/vmath"
 )
 
 // smallBatch enables the small-batch products (kern.ForwardNarrow and
@@ -97,7 +95,7 @@ func padTo[T kern.Float](v []float64, n int, shift, fill float64) []T {
 // rowParams are the per-row inputs of the elementwise pass, in the compute
 // precision and padded to the rows of the block source.
 type rowParams[T kern.Float] struct {
-	trig   bool
+	pass   pass[T] // the elementwise pass that reads them
 	bias   []T     // trigonometric: phase shift, or nil
 	r1, r2 []T     // trigonometric: T_c, T_s (nil for Cos); positive: log T⁺, log T⁻ (nil for one half)
 	shift  float64 // positive: subtracted from r1 and r2 (their maximum), added back to the log-sum
@@ -187,21 +185,9 @@ func (ev *eval[T]) run(src blocks[T], p *rowParams[T], x []float64, xscale float
 		case ev.withGrad:
 			g.z.Resize(b, d)
 		}
-		if ev.oneLane(ev.nqp - 1) {
-			g.lane = growT(g.lane, 4*src.maxRows())
-		}
-		n := ev.nqp * l
-		g.s = grow(g.s, n)
+		g.s = grow(g.s, ev.nqp*l)
 		clear(g.s)
-		if !p.trig {
-			g.mt = growT(g.mt, n)
-			g.m = grow(g.m, n)
-			g.touched = growBool(g.touched, n)
-			for j := range g.mt {
-				g.mt[j] = T(math.Inf(-1))
-				g.touched[j] = false
-			}
-		}
+		p.pass.initGroup(ev, g)
 	}
 	if ev.task.F == nil {
 		ev.task.F = ev.group
@@ -256,13 +242,13 @@ func (ev *eval[T]) group(gi int) {
 			hq := g.h[:n*l]
 			for qp := range ev.nqp {
 				pb.forwardPanel(hq, &ev.xp, qp, blk)
-				ev.elementwisePanel(g, hq, qp, lo, n)
+				ev.p.pass.elementwisePanel(ev, g, hq, qp, lo, n)
 				if ev.withGrad {
 					pb.backwardPanel(&g.z, hq, qp, blk)
 				}
 			}
 		}
-		ev.finishGroup(g)
+		ev.p.pass.finishGroup(g)
 		return
 	}
 	pipe, _ := ev.nsrc.(narrowPipe[T])
@@ -293,97 +279,24 @@ func (ev *eval[T]) group(gi int) {
 			ev.src.backwardAdd(&g.z, hb, blk, &g.sc)
 		}
 	}
-	ev.finishGroup(g)
-}
-
-// finishGroup keeps the group's running maxima (positive bases) in float64.
-func (ev *eval[T]) finishGroup(g *group[T]) {
-	if !ev.p.trig {
-		for j, v := range g.mt {
-			g.m[j] = float64(v)
-		}
-	}
-}
-
-// oneLane reports whether the trigonometric pass of query panel qp takes
-// its one query's lane alone (vmath.TrigLane32, TrigLane64): the panel
-// holds one query (the batch's last panel, B = 1 mod L).
-func (ev *eval[T]) oneLane(qp int) bool {
-	return ev.p.trig && ev.b-qp*kern.Lanes[T]() == 1
+	ev.p.pass.finishGroup(g)
 }
 
 // elementwise turns the phases h of the n rows from lo of a block into
-// gradient weights, query panel by query panel (elementwisePanel).
+// gradient weights, query panel by query panel (pass.elementwisePanel).
 func (ev *eval[T]) elementwise(g *group[T], h []T, lo, n int) {
 	l := kern.Lanes[T]()
 	for qp := range ev.nqp {
-		ev.elementwisePanel(g, h[qp*n*l:(qp+1)*n*l], qp, lo, n)
+		ev.p.pass.elementwisePanel(ev, g, h[qp*n*l:(qp+1)*n*l], qp, lo, n)
 	}
 }
 
-// elementwisePanel runs the elementwise pass of query panel qp over the
-// phases hq of the rows [lo, lo+n): it adds the panel's sums into the
-// group's (positive: rescaling the group's sums and Z when a lane's
-// maximum grows) and leaves the gradient weights in hq.
-func (ev *eval[T]) elementwisePanel(g *group[T], hq []T, qp, lo, n int) {
-	l := kern.Lanes[T]()
-	p := ev.p
-	rows := func(v []T) []T {
-		if v == nil {
-			return nil
-		}
-		return v[lo : lo+n]
+// rowsOf returns the rows [lo, lo+n) of a per-row parameter, or nil.
+func rowsOf[T kern.Float](v []T, lo, n int) []T {
+	if v == nil {
+		return nil
 	}
-	acc := g.acc[:l]
-	clear(acc)
-	s := g.s[qp*l : (qp+1)*l]
-	if p.trig {
-		if ev.oneLane(qp) {
-			// One query in the panel: its lane alone, bit for bit what
-			// the whole panel's pass gives it, at a third of the cost.
-			trigLane(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l, g.lane)
-		} else {
-			trigBlock(hq, rows(p.bias), rows(p.r1), rows(p.r2), acc, l)
-		}
-		for j, v := range acc {
-			s[j] += float64(v)
-		}
-		return
-	}
-	mt := g.mt[qp*l : (qp+1)*l]
-	copy(g.mOld, mt)
-	expBlockMax(mt, hq, rows(p.r1), rows(p.r2), l)
-	for j := range mt {
-		if mt[j] > g.mOld[j] && g.touched[qp*l+j] {
-			sc := math.Exp(float64(g.mOld[j]) - float64(mt[j]))
-			s[j] *= sc
-			switch {
-			case !ev.withGrad:
-			case ev.nsrc != nil:
-				if j < ev.b {
-					g.zn.ScaleRow(j, T(sc))
-				}
-			default:
-				rescaleLane(&g.z, qp, j, T(sc))
-			}
-		}
-	}
-	expBlockWeights(acc, hq, rows(p.r1), rows(p.r2), mt, l)
-	for j, v := range acc {
-		s[j] += float64(v)
-		if !math.IsInf(float64(mt[j]), -1) {
-			g.touched[qp*l+j] = true
-		}
-	}
-}
-
-// rescaleLane multiplies lane j of query panel qp of z by s.
-func rescaleLane[T kern.Float](z *kern.Panels[T], qp, j int, s T) {
-	l := kern.Lanes[T]()
-	base := qp*z.Cp*l + j
-	for d := range z.Cp {
-		z.Data[base+d*l] *= s
-	}
+	return v[lo : lo+n]
 }
 
 // combine adds the groups' partial results in group order: for the
@@ -394,24 +307,7 @@ func (ev *eval[T]) combine(z []float64) {
 	ev.s = grow(ev.s, b)
 	ev.m = grow(ev.m, b)
 	clear(ev.s)
-	for q := range b {
-		if ev.p.trig {
-			for gi := range ev.ng {
-				ev.s[q] += ev.groups[gi].s[q]
-			}
-			continue
-		}
-		m := math.Inf(-1)
-		for gi := range ev.ng {
-			m = max(m, ev.groups[gi].m[q])
-		}
-		ev.m[q] = m
-		for gi := range ev.ng {
-			if gm := ev.groups[gi].m[q]; !math.IsInf(gm, -1) {
-				ev.s[q] += ev.groups[gi].s[q] * math.Exp(gm-m)
-			}
-		}
-	}
+	ev.p.pass.combine(ev)
 	if z == nil {
 		return
 	}
@@ -438,12 +334,9 @@ func (ev *eval[T]) combineZ(qp int) {
 		base := qp*cp*l + q%l
 		for gi := range ev.ng {
 			g := &ev.groups[gi]
-			sc := 1.0
-			if !ev.p.trig {
-				if math.IsInf(g.m[q], -1) {
-					continue
-				}
-				sc = math.Exp(g.m[q] - ev.m[q])
+			sc, ok := ev.p.pass.groupScale(ev, g, q)
+			if !ok {
+				continue
 			}
 			if ev.nsrc != nil {
 				g.zn.AddRow(zr, q, sc)
@@ -462,38 +355,6 @@ func (ev *eval[T]) combineZ(qp int) {
 
 func is32[T kern.Float]() bool { return unsafe.Sizeof(T(0)) == 4 }
 
-func trigBlock[T kern.Float](h, bias, tc, ts, acc []T, q int) {
-	if is32[T]() {
-		vmath.TrigBlock32(f32(h), f32(bias), f32(tc), f32(ts), f32(acc), q)
-	} else {
-		vmath.TrigBlock64(f64(h), f64(bias), f64(tc), f64(ts), f64(acc), q)
-	}
-}
-
-func trigLane[T kern.Float](h, bias, tc, ts, acc []T, q int, buf []T) {
-	if is32[T]() {
-		vmath.TrigLane32(f32(h), f32(bias), f32(tc), f32(ts), f32(acc), q, 0, f32(buf))
-	} else {
-		vmath.TrigLane64(f64(h), f64(bias), f64(tc), f64(ts), f64(acc), q, 0, f64(buf))
-	}
-}
-
-func expBlockMax[T kern.Float](m, h, lt, ltm []T, q int) {
-	if is32[T]() {
-		vmath.ExpBlockMax32(f32(m), f32(h), f32(lt), f32(ltm), q)
-	} else {
-		vmath.ExpBlockMax64(f64(m), f64(h), f64(lt), f64(ltm), q)
-	}
-}
-
-func expBlockWeights[T kern.Float](sum, h, lt, ltm, m []T, q int) {
-	if is32[T]() {
-		vmath.ExpBlockWeights32(f32(sum), f32(h), f32(lt), f32(ltm), f32(m), q)
-	} else {
-		vmath.ExpBlockWeights64(f64(sum), f64(h), f64(lt), f64(ltm), f64(m), q)
-	}
-}
-
 // f32 and f64 view a []T of the matching size as the concrete type (nil
 // stays nil).
 func f32[T kern.Float](v []T) []float32 {
@@ -508,12 +369,4 @@ func f64[T kern.Float](v []T) []float64 {
 		return nil
 	}
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
-}
-
-func sinCos[T kern.Float](sin, cos, x []T) {
-	if is32[T]() {
-		vmath.SinCos32(f32(sin), f32(cos), f32(x))
-	} else {
-		vmath.SinCos64(f64(sin), f64(cos), f64(x))
-	}
 }

@@ -360,7 +360,7 @@ func parseHeader(h []byte, format uint32) (c Config, count uint64, logScale floa
 		if c.Projection == features.External {
 			return c, 0, 0, fmt.Errorf("header: projection kind %d cannot be regenerated", h[15])
 		}
-		if c.Epsilon == 0 && c.Basis.Trig() {
+		if c.Epsilon == 0 && c.Basis.DefaultEpsilon() != 0 {
 			return c, 0, 0, fmt.Errorf("header: ε = 0 with the %v basis", c.Basis)
 		}
 		if math.IsNaN(logScale) || math.IsInf(logScale, 0) {

@@ -219,7 +219,8 @@ func (c *mrCompute[T]) state(m *MrDAM) (*stored[T], *rowParams[T]) {
 		}
 	}
 	c.xi, c.src = xi, newStored(xi)
-	c.p = &rowParams[T]{r1: padTo[T](lt, xi.NP*kern.Lanes[T](), shift, inf(-1)), shift: shift}
+	// The energy is a log-sum-exp over the patterns: the positive family's pass.
+	c.p = &rowParams[T]{pass: positiveFamily[T]{}, r1: padTo[T](lt, xi.NP*kern.Lanes[T](), shift, inf(-1)), shift: shift}
 	return c.src, c.p
 }
 

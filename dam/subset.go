@@ -2,7 +2,6 @@ package dam
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/drdam/drdam/internal/rng"
 )
@@ -32,21 +31,7 @@ func SubsetEnergy(m *DrDAM, e, x []float64, count int, seed uint64) error {
 	if m.count == 0 {
 		return ErrEmpty
 	}
-	for r, v := range subsetSums(m, x, count, seed) {
-		if c.Basis.Positive() {
-			// v is log of the sum; the floor applies as in EnergyGrad.
-			if c.Epsilon > 0 && v < math.Log(c.Epsilon) || math.IsInf(v, -1) {
-				if c.Epsilon == 0 {
-					return fmt.Errorf("SubsetEnergy: query in row %d: φ(x)·T = 0 on the subset, the energy is +Inf", r+1)
-				}
-				v = math.Log(c.Epsilon)
-			}
-			e[r] = -v / c.Beta
-			continue
-		}
-		e[r] = -math.Log(max(v, c.Epsilon)) / c.Beta
-	}
-	return nil
+	return familyOf(c.Basis).subsetEnergy(e, subsetSums(m, x, count, seed), c)
 }
 
 // subsetSums returns, per query, the rescaled sum (Y/m)·Σ_{α∈S} φ_α(x)·T_α
@@ -68,46 +53,18 @@ func subsetSums(m *DrDAM, x []float64, count int, seed uint64) []float64 {
 		idx = append(idx, t)
 	}
 	t, logScale := m.Raw()
-	two := c.Basis.Halves() == 2
-	norm := c.Basis.Norm(y)
-	scale := float64(y) / float64(count)
+	fam := familyOf(c.Basis)
 	h := make([]float64, b)
 	out := make([]float64, b)
-	if c.Basis.Positive() {
-		for r := range out {
-			out[r] = math.Inf(-1)
-		}
+	for r := range out {
+		out[r] = fam.emptyValue()
 	}
 	xsq := make([]float64, b)
 	rowSqNorms(xsq, x, d)
 	for _, a := range idx {
 		m.fm.Phases(h, x, a, a+1) // √β·ωₐᵀx (+ bₐ)
-		for r, v := range h {
-			if c.Basis.Trig() {
-				var sum float64
-				if two {
-					sn, cs := math.Sincos(v)
-					sum = cs*t[a] + sn*t[y+a]
-				} else {
-					sum = math.Cos(v) * t[a]
-				}
-				out[r] += norm * sum
-				continue
-			}
-			// log φ_a(x) = log norm + v − β‖x‖² (and −v for the second half).
-			l := c.Basis.LogNorm(y) - c.Beta*xsq[r]
-			out[r] = logAddExp(out[r], l+v+t[a])
-			if two {
-				out[r] = logAddExp(out[r], l-v+t[y+a])
-			}
-		}
+		fam.subsetAdd(out, h, xsq, t, a, c)
 	}
-	for r := range out {
-		if c.Basis.Positive() {
-			out[r] += math.Log(scale)
-		} else {
-			out[r] *= scale * math.Exp(logScale)
-		}
-	}
+	fam.subsetFinish(out, float64(y)/float64(count), logScale)
 	return out
 }

@@ -136,7 +136,7 @@ func (s *Sum) Merge(c Config, o Sum) error {
 		s.T = emptyT(c, s.T)
 		s.LogScale = 0
 	}
-	s.LogScale = mergeT(c.Basis.Positive(), s.T, s.LogScale, s.Count == 0, o.T, o.LogScale)
+	s.LogScale = mergeT(c, s.T, s.LogScale, s.Count == 0, o.T, o.LogScale)
 	s.Count += o.Count
 	return nil
 }
@@ -148,10 +148,7 @@ func emptyT(c Config, t []float64) []float64 {
 	if len(t) != c.FeatureDim() {
 		t = make([]float64, c.FeatureDim())
 	}
-	fill := 0.0
-	if c.Basis.Positive() {
-		fill = math.Inf(-1)
-	}
+	fill := familyOf(c.Basis).emptyValue()
 	for i := range t {
 		t[i] = fill
 	}
@@ -159,28 +156,13 @@ func emptyT(c Config, t []float64) []float64 {
 }
 
 // mergeT adds the non-empty stored T o (log-scale ol) into t (log-scale
-// ls; empty if the memory of t stores nothing) and returns the log-scale
-// of the result: the one arithmetic of DrDAM.Merge and Sum.Merge. For the
-// positive bases t and o are log T, added by logAddExp; for the
-// trigonometric ones both are brought to the larger log-scale.
-func mergeT(positive bool, t []float64, ls float64, empty bool, o []float64, ol float64) float64 {
-	switch {
-	case positive:
-		for i, v := range o {
-			t[i] = logAddExp(t[i], v)
-		}
-		return ls
-	case empty:
-		copy(t, o)
-		return ol
-	default:
-		c := max(ls, ol)
-		sm, so := math.Exp(ls-c), math.Exp(ol-c)
-		for i, v := range o {
-			t[i] = sm*t[i] + so*v
-		}
-		return c
-	}
+// ls; empty if the memory of t stores nothing) of configuration c and
+// returns the log-scale of the result: the one arithmetic of DrDAM.Merge
+// and Sum.Merge, the family's (for the positive bases t and o are log T,
+// added by logAddExp; for the trigonometric ones both are brought to the
+// larger log-scale).
+func mergeT(c Config, t []float64, ls float64, empty bool, o []float64, ol float64) float64 {
+	return familyOf(c.Basis).merge(t, ls, empty, o, ol)
 }
 
 // SaveSum writes a DrDAM model file of configuration c holding the
