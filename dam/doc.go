@@ -53,7 +53,7 @@
 // Both representations run on the same engine (engine.go): the matrix of
 // rows (W for DrDAM, the patterns for MrDAM) is stored in the panel layout
 // of package internal/kern, in the compute precision of Config.Precision
-// (float64 by default, float32 about twice as fast); it is processed in
+// (float64 by default; float32 moves half the bytes: BENCHMARKS.md); it is processed in
 // blocks of about 512 KiB, each going through the forward product, the
 // fused elementwise pass of internal/vmath (sin/cos with the T weights, or
 // the streaming softmax) and the transposed product while it is in cache;
