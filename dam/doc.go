@@ -53,23 +53,22 @@
 // Both representations run on the same engine (engine.go): the matrix of
 // rows (W for DrDAM, the patterns for MrDAM) is stored in the panel layout
 // of package internal/kern, in the compute precision of Config.Precision
-// (float64 by default; float32 moves half the bytes: BENCHMARKS.md); it is processed in
-// blocks of about 512 KiB, each going through the forward product, the
-// fused elementwise pass of internal/vmath (sin/cos with the T weights, or
-// the streaming softmax) and the transposed product while it is in cache;
-// blocks are gathered into a fixed number of groups that run on all cores
-// and whose partial sums are added in order, so results do not depend on
-// the number of cores. Batches of at most 8 queries in float32 (4 in
-// float64) on a stored or on-demand projection go through the small-batch
+// (float64 by default; float32 moves half the bytes: BENCHMARKS.md); it is
+// processed in blocks of about 512 KiB, each going through the forward
+// product, the fused elementwise pass of internal/vmath (sin/cos with the T
+// weights, or the streaming softmax) and the transposed product while it is
+// in cache; blocks are gathered into a fixed number of groups that run on
+// all cores and whose partial sums are added in order, so results do not
+// depend on the number of cores. Batches of at most 8 queries in float32 (4
+// in float64) on a stored or on-demand projection go through the small-batch
 // products of internal/kern, which put the rows of W, not the queries, in
 // the vector lanes; on a stored projection each block's transposed product
 // runs with the next block's forward product (kern.StepNarrow). They give
-// bit for bit the results of the panel products, so a query's results do
-// not depend on the size of its batch. Inputs, T and results are float64
-// in both precisions. The kernels are AVX-512, AVX2+FMA or portable Go,
-// chosen at run time (package internal/cpuid;
-// DRDAM_SIMD=portable|avx2|avx512 lowers the choice). A descent step
-// allocates nothing.
+// bit for bit the results of the panel products, so a query's results do not
+// depend on the size of its batch. Inputs, T and results are float64 in both
+// precisions. The kernels are AVX-512, AVX2+FMA or portable Go, chosen at
+// run time (package internal/cpuid; DRDAM_SIMD=portable|avx2|avx512 lowers
+// the choice). A descent step allocates nothing.
 //
 // A DrDAM's projection reaches the engine as blocks of rows in one of three
 // ways (blocks.go), by Config.Projection and Config.OnDemand:
