@@ -134,6 +134,27 @@ func ParseBasis(s string) (Basis, error) {
 	return 0, fmt.Errorf("unknown basis %q: want %s", s, BasisNames())
 }
 
+// MarshalText returns the basis's name (its String), so that a basis
+// reads and writes as text in JSON and flags. A value that is not a basis
+// is an error.
+func (b Basis) MarshalText() ([]byte, error) {
+	if !b.Valid() {
+		return nil, fmt.Errorf("unknown basis %d: want %s", int(b), BasisNames())
+	}
+	return []byte(b.String()), nil
+}
+
+// UnmarshalText sets b to the basis named by text, read as ParseBasis
+// reads it (with its error).
+func (b *Basis) UnmarshalText(text []byte) error {
+	x, err := ParseBasis(string(text))
+	if err != nil {
+		return err
+	}
+	*b = x
+	return nil
+}
+
 // Valid reports whether b is one of the bases.
 func (b Basis) Valid() bool { return b > 0 && int(b) < len(bases) && bases[b].name != "" }
 

@@ -153,6 +153,28 @@ func ParseProjectionKind(s string) (ProjectionKind, error) {
 	return 0, fmt.Errorf("unknown projection %q: want %s", s, ProjectionNames())
 }
 
+// MarshalText returns the kind's name (its String, never an alias), so
+// that a kind reads and writes as text in JSON and flags. Only the kinds
+// that ParseProjectionKind reads back (ProjectionKinds) have a text: any
+// other value, External included, is an error.
+func (k ProjectionKind) MarshalText() ([]byte, error) {
+	if !k.Valid() || kinds[k].new == nil {
+		return nil, fmt.Errorf("projection kind %v has no text: want %s", k, ProjectionNames())
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText sets k to the kind named by text, read as
+// ParseProjectionKind reads it (aliases included, with its error).
+func (k *ProjectionKind) UnmarshalText(text []byte) error {
+	x, err := ParseProjectionKind(string(text))
+	if err != nil {
+		return err
+	}
+	*k = x
+	return nil
+}
+
 // Valid reports whether k is a known kind.
 func (k ProjectionKind) Valid() bool { return k > 0 && int(k) < len(kinds) && kinds[k].name != "" }
 
