@@ -3,10 +3,12 @@ package dam
 import "fmt"
 
 // The enumerations of a configuration read and write as their names, so
-// that they stay text in JSON (paper's config.json) and flags: each
-// MarshalText writes the name (String, never an alias) and errs on a
-// value without one; each UnmarshalText reads what the Parse function
-// reads, with its error.
+// that they stay text in JSON (paper's config.json; a dam.Config in JSON,
+// as Beam serializes the DoFns that hold one): each MarshalText writes
+// the name (String, never an alias) and errs on a value without one;
+// each UnmarshalText reads what the Parse function reads, with its error.
+// The zero value, which Validate replaces by the default, is unset: it
+// writes as "", and "" reads as it.
 
 // MarshalText returns the representation's name: mrdam or drdam.
 func (r Representation) MarshalText() ([]byte, error) { return repNames.text(r) }
@@ -29,16 +31,25 @@ func (p Precision) MarshalText() ([]byte, error) { return precNames.text(p) }
 // reads it.
 func (p *Precision) UnmarshalText(text []byte) error { return precNames.set(p, text) }
 
-// text returns the name of v, or an error for a value without one.
+// text returns the name of v ("" for the zero value), or an error for a
+// value without one.
 func (e enumNames[T]) text(v T) ([]byte, error) {
+	if v == 0 {
+		return []byte{}, nil
+	}
 	if v > 0 && int(v) < len(e.names) && len(e.names[v]) > 0 {
 		return []byte(e.names[v][0]), nil
 	}
 	return nil, fmt.Errorf("unknown %s %d: want %s", e.what, int(v), e.want)
 }
 
-// set sets *p to the value named by text, or returns parse's error.
+// set sets *p to the value named by text (the zero value for ""), or
+// returns parse's error.
 func (e enumNames[T]) set(p *T, text []byte) error {
+	if len(text) == 0 {
+		*p = 0
+		return nil
+	}
 	v, err := e.parse(string(text))
 	if err != nil {
 		return err

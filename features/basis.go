@@ -135,9 +135,13 @@ func ParseBasis(s string) (Basis, error) {
 }
 
 // MarshalText returns the basis's name (its String), so that a basis
-// reads and writes as text in JSON and flags. A value that is not a basis
-// is an error.
+// reads and writes as text in JSON (paper's config.json). The zero value,
+// which a dam.Config reads as its default, is unset and writes as "";
+// any other value that is not a basis is an error.
 func (b Basis) MarshalText() ([]byte, error) {
+	if b == 0 {
+		return []byte{}, nil
+	}
 	if !b.Valid() {
 		return nil, fmt.Errorf("unknown basis %d: want %s", int(b), BasisNames())
 	}
@@ -145,8 +149,12 @@ func (b Basis) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText sets b to the basis named by text, read as ParseBasis
-// reads it (with its error).
+// reads it (with its error); an empty text is the zero value, unset.
 func (b *Basis) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*b = 0
+		return nil
+	}
 	x, err := ParseBasis(string(text))
 	if err != nil {
 		return err

@@ -154,10 +154,15 @@ func ParseProjectionKind(s string) (ProjectionKind, error) {
 }
 
 // MarshalText returns the kind's name (its String, never an alias), so
-// that a kind reads and writes as text in JSON and flags. Only the kinds
-// that ParseProjectionKind reads back (ProjectionKinds) have a text: any
-// other value, External included, is an error.
+// that a kind reads and writes as text in JSON (paper's config.json). The
+// zero value, which a dam.Config reads as its default, is unset and
+// writes as "". Only the kinds that ParseProjectionKind reads back
+// (ProjectionKinds) have a name: any other value, External included, is
+// an error.
 func (k ProjectionKind) MarshalText() ([]byte, error) {
+	if k == 0 {
+		return []byte{}, nil
+	}
 	if !k.Valid() || kinds[k].new == nil {
 		return nil, fmt.Errorf("projection kind %v has no text: want %s", k, ProjectionNames())
 	}
@@ -165,8 +170,13 @@ func (k ProjectionKind) MarshalText() ([]byte, error) {
 }
 
 // UnmarshalText sets k to the kind named by text, read as
-// ParseProjectionKind reads it (aliases included, with its error).
+// ParseProjectionKind reads it (aliases included, with its error); an
+// empty text is the zero value, unset.
 func (k *ProjectionKind) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*k = 0
+		return nil
+	}
 	x, err := ParseProjectionKind(string(text))
 	if err != nil {
 		return err

@@ -7,8 +7,9 @@ import (
 )
 
 // TestBasisText: every basis writes its name and reads it back (in any
-// case, and inside JSON); a bad name's error is ParseBasis's, and a value
-// that is not a basis has no text.
+// case, and inside JSON); the zero value (unset) writes and reads as "";
+// a bad name's error is ParseBasis's, and a value that is not a basis has
+// no text.
 func TestBasisText(t *testing.T) {
 	for _, b := range Bases() {
 		text, err := b.MarshalText()
@@ -27,12 +28,15 @@ func TestBasisText(t *testing.T) {
 			t.Errorf("%v in JSON: %s, %v, read back %v", b, j, err, back)
 		}
 	}
-	var b Basis
+	b := SinCos
+	if text, err := Basis(0).MarshalText(); err != nil || len(text) != 0 || b.UnmarshalText(nil) != nil || b != 0 {
+		t.Errorf("Basis(0): MarshalText() = %q, %v; UnmarshalText(\"\") gives %v", text, err, b)
+	}
 	_, want := ParseBasis("sine")
 	if err := b.UnmarshalText([]byte("sine")); err == nil || err.Error() != want.Error() || b != 0 {
 		t.Errorf("UnmarshalText(sine) = %v, %v; want ParseBasis's error %v", b, err, want)
 	}
-	for _, bad := range []Basis{0, Basis(len(bases)), -1} {
+	for _, bad := range []Basis{Basis(len(bases)), -1} {
 		if text, err := bad.MarshalText(); err == nil {
 			t.Errorf("Basis(%d).MarshalText() = %q, want an error", int(bad), text)
 		}
@@ -40,9 +44,10 @@ func TestBasisText(t *testing.T) {
 }
 
 // TestProjectionKindText: every kind that ParseProjectionKind reads
-// writes its canonical name and reads it back, from its aliases too; a
-// bad name's error is ParseProjectionKind's, and a kind without a name
-// that reads back (External, or no kind at all) has no text.
+// writes its canonical name and reads it back, from its aliases too; the
+// zero value (unset) writes and reads as ""; a bad name's error is
+// ParseProjectionKind's, and a kind without a name that reads back
+// (External, or no kind at all) has no text.
 func TestProjectionKindText(t *testing.T) {
 	for _, k := range ProjectionKinds() {
 		text, err := k.MarshalText()
@@ -61,12 +66,15 @@ func TestProjectionKindText(t *testing.T) {
 			t.Errorf("%v in JSON: %s, %v, read back %v", k, j, err, back)
 		}
 	}
-	var k ProjectionKind
+	k := Structured
+	if text, err := ProjectionKind(0).MarshalText(); err != nil || len(text) != 0 || k.UnmarshalText(nil) != nil || k != 0 {
+		t.Errorf("ProjectionKind(0): MarshalText() = %q, %v; UnmarshalText(\"\") gives %v", text, err, k)
+	}
 	_, want := ParseProjectionKind("hadamard")
 	if err := k.UnmarshalText([]byte("hadamard")); err == nil || err.Error() != want.Error() || k != 0 {
 		t.Errorf("UnmarshalText(hadamard) = %v, %v; want ParseProjectionKind's error %v", k, err, want)
 	}
-	for _, bad := range []ProjectionKind{0, External, ProjectionKind(len(kinds)), -1} {
+	for _, bad := range []ProjectionKind{External, ProjectionKind(len(kinds)), -1} {
 		if text, err := bad.MarshalText(); err == nil {
 			t.Errorf("%v.MarshalText() = %q, want an error", bad, text)
 		}

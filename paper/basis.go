@@ -53,13 +53,13 @@ basis, projection (iid Gaussian, orthogonal ORF, structured SORF), β and Y.`,
 func basisPlan(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
 	g := experiment.BasisGrid{Stored: s.Stored, New: s.New, Betas: s.Beta, Ys: s.Y, Seed: s.Seed, Precision: prec, Bases: s.Bases, Projections: s.Projections}
 	for _, b := range s.Bases {
-		if _, err := b.MarshalText(); err != nil {
-			return nil, &ParamError{Name: "bases", Msg: err.Error()}
+		if err := named("bases", b); err != nil {
+			return nil, err
 		}
 	}
 	for _, k := range s.Projections {
-		if _, err := k.MarshalText(); err != nil {
-			return nil, &ParamError{Name: "projections", Msg: err.Error()}
+		if err := named("projections", k); err != nil {
+			return nil, err
 		}
 	}
 	if err := firstFailing(

@@ -133,11 +133,8 @@ func (s Spec) breakEvenGrid(prec dam.Precision) (experiment.BreakEvenGrid, error
 	if g.Basis, err = s.basis(); err != nil {
 		return g, err
 	}
-	if len(s.Projection) == 0 {
-		return g, &ParamError{Name: "projection", Msg: "no projection kind: want one or more of " + features.ProjectionNames()}
-	}
-	if _, err := s.Projection.MarshalText(); err != nil {
-		return g, &ParamError{Name: "projection", Msg: err.Error()}
+	if err := named("projection", s.Projection); err != nil {
+		return g, err
 	}
 	for _, kind := range s.Projection {
 		if slices.Contains(g.Projections, kind) {

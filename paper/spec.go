@@ -1,7 +1,9 @@
 package paper
 
 import (
+	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -150,21 +152,29 @@ func firstFailing(cs ...check) error {
 	return nil
 }
 
-// precision returns s.Precision, checked: a Spec read from a
-// config.json without one has none.
-func (s Spec) precision() (dam.Precision, error) {
-	if _, err := s.Precision.MarshalText(); err != nil {
-		return 0, &ParamError{Name: "precision", Msg: err.Error()}
+// named returns the ParamError of parameter name unless v, a value of an
+// enumeration (or a list of them), has a name: a Spec read from a
+// config.json without the field holds the zero value, which writes as ""
+// (unset).
+func named(name string, v encoding.TextMarshaler) error {
+	text, err := v.MarshalText()
+	if err == nil && len(text) == 0 {
+		err = errors.New("not set")
 	}
-	return s.Precision, nil
+	if err != nil {
+		return &ParamError{Name: name, Msg: err.Error()}
+	}
+	return nil
 }
 
-// basis returns s.Basis, checked as precision is.
+// precision returns s.Precision, checked by named.
+func (s Spec) precision() (dam.Precision, error) {
+	return s.Precision, named("precision", s.Precision)
+}
+
+// basis returns s.Basis, checked by named.
 func (s Spec) basis() (features.Basis, error) {
-	if _, err := s.Basis.MarshalText(); err != nil {
-		return 0, &ParamError{Name: "basis", Msg: err.Error()}
-	}
-	return s.Basis, nil
+	return s.Basis, named("basis", s.Basis)
 }
 
 // binaryGrid returns the grid of s for the experiments on binary patterns.
@@ -174,11 +184,11 @@ func (s Spec) binaryGrid(prec dam.Precision) (experiment.BinaryGrid, error) {
 	if g.Basis, err = s.basis(); err != nil {
 		return g, err
 	}
+	if err := named("projection", s.Projection); err != nil {
+		return g, err
+	}
 	if len(s.Projection) != 1 {
 		return g, paramErrorf("projection", strconv.Quote(s.Projection.String()), "want one kind: %s", features.ProjectionNames())
-	}
-	if _, err := s.Projection.MarshalText(); err != nil {
-		return g, &ParamError{Name: "projection", Msg: err.Error()}
 	}
 	g.Projections = []features.ProjectionKind{s.Projection[0]}
 	if !(s.Flip >= 0 && s.Flip <= 1) {
@@ -217,12 +227,16 @@ func FormatDuration(d time.Duration) string {
 // parameter "projection" of the grid experiments takes it.
 type KindList []features.ProjectionKind
 
-// MarshalText joins the names of the kinds with commas; a value without a
-// name (features.ProjectionKind.MarshalText) is an error.
+// MarshalText joins the names of the kinds with commas (an empty list
+// writes ""); a kind without a name (features.ProjectionKind.MarshalText),
+// or unset, is an error.
 func (l KindList) MarshalText() ([]byte, error) {
-	var b []byte
+	b := []byte{}
 	for i, k := range l {
 		t, err := k.MarshalText()
+		if err == nil && len(t) == 0 {
+			err = fmt.Errorf("kind %d of %d is not set", i+1, len(l))
+		}
 		if err != nil {
 			return nil, err
 		}

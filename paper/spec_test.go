@@ -48,6 +48,9 @@ func TestKindListText(t *testing.T) {
 			t.Errorf("%v: MarshalText() = %q, want an error", bad, b)
 		}
 	}
+	if b, err := KindList(nil).MarshalText(); err != nil || b == nil || len(b) != 0 {
+		t.Errorf("an empty list: MarshalText() = %q, %v; want \"\"", b, err)
+	}
 }
 
 // TestSpecJSON: the default Spec of every grid experiment, at both
@@ -162,8 +165,9 @@ func TestSpecJSON(t *testing.T) {
 
 // TestSpecUnset: a Spec whose precision, basis or projection is unset (a
 // config.json without them) or not one kind where the experiment takes
-// one is refused with a ParamError naming the parameter, and a directory
-// whose config.json has no precision is refused, not resumed.
+// one is refused with a ParamError naming the parameter (its JSON, where
+// an unset precision is "", reads back as it), and a directory whose
+// config.json has no precision is refused, not resumed.
 func TestSpecUnset(t *testing.T) {
 	s := binarySpec("energy-error", "quick")
 	names := func(err error) string {
@@ -181,6 +185,7 @@ func TestSpecUnset(t *testing.T) {
 		{func(s *Spec) { s.Projection = nil }, "projection"},
 		{func(s *Spec) { s.Projection = KindList{features.Gaussian, features.Structured} }, "projection"},
 		{func(s *Spec) { s.Projection = KindList{features.External} }, "projection"},
+		{func(s *Spec) { s.Projection = KindList{0} }, "projection"},
 	} {
 		s := s
 		c.change(&s)
@@ -197,12 +202,17 @@ func TestSpecUnset(t *testing.T) {
 	if _, err := s.precision(); names(err) != "precision" {
 		t.Errorf("precision 0: %v", err)
 	}
+	j, err := json.Marshal(s)
+	var back Spec
+	if err != nil || !strings.Contains(string(j), `"precision":""`) || json.Unmarshal(j, &back) != nil || !reflect.DeepEqual(back, s) {
+		t.Errorf("%+v: %s (%v) reads back as %+v", s, j, err, back)
+	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"experiment": "energy-error", "basis": "sincos", "projection": "gaussian"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := &gridRun{x: energyError, spec: binarySpec("energy-error", "quick"), dir: dir}
-	if err := r.resume(); err == nil || !strings.Contains(err.Error(), "precision") {
+	if err := r.resume(); err == nil || !strings.Contains(err.Error(), "different configuration") {
 		t.Errorf("resume from a config.json without precision: %v", err)
 	}
 }
