@@ -134,6 +134,35 @@ func ParseBasis(s string) (Basis, error) {
 	return 0, fmt.Errorf("unknown basis %q: want %s", s, BasisNames())
 }
 
+// MarshalText returns the basis's name (its String), so that a basis
+// reads and writes as text in JSON (paper's config.json). The zero value,
+// which a dam.Config reads as its default, is unset and writes as "";
+// any other value that is not a basis is an error.
+func (b Basis) MarshalText() ([]byte, error) {
+	if b == 0 {
+		return []byte{}, nil
+	}
+	if !b.Valid() {
+		return nil, fmt.Errorf("unknown basis %d: want %s", int(b), BasisNames())
+	}
+	return []byte(b.String()), nil
+}
+
+// UnmarshalText sets b to the basis named by text, read as ParseBasis
+// reads it (with its error); an empty text is the zero value, unset.
+func (b *Basis) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*b = 0
+		return nil
+	}
+	x, err := ParseBasis(string(text))
+	if err != nil {
+		return err
+	}
+	*b = x
+	return nil
+}
+
 // Valid reports whether b is one of the bases.
 func (b Basis) Valid() bool { return b > 0 && int(b) < len(bases) && bases[b].name != "" }
 

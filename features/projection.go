@@ -153,6 +153,38 @@ func ParseProjectionKind(s string) (ProjectionKind, error) {
 	return 0, fmt.Errorf("unknown projection %q: want %s", s, ProjectionNames())
 }
 
+// MarshalText returns the kind's name (its String, never an alias), so
+// that a kind reads and writes as text in JSON (paper's config.json). The
+// zero value, which a dam.Config reads as its default, is unset and
+// writes as "". Only the kinds that ParseProjectionKind reads back
+// (ProjectionKinds) have a name: any other value, External included, is
+// an error.
+func (k ProjectionKind) MarshalText() ([]byte, error) {
+	if k == 0 {
+		return []byte{}, nil
+	}
+	if !k.Valid() || kinds[k].new == nil {
+		return nil, fmt.Errorf("projection kind %v has no text: want %s", k, ProjectionNames())
+	}
+	return []byte(k.String()), nil
+}
+
+// UnmarshalText sets k to the kind named by text, read as
+// ParseProjectionKind reads it (aliases included, with its error); an
+// empty text is the zero value, unset.
+func (k *ProjectionKind) UnmarshalText(text []byte) error {
+	if len(text) == 0 {
+		*k = 0
+		return nil
+	}
+	x, err := ParseProjectionKind(string(text))
+	if err != nil {
+		return err
+	}
+	*k = x
+	return nil
+}
+
 // Valid reports whether k is a known kind.
 func (k ProjectionKind) Valid() bool { return k > 0 && int(k) < len(kinds) && kinds[k].name != "" }
 

@@ -35,14 +35,9 @@ basis, projection (iid Gaussian, orthogonal ORF, structured SORF), β and Y.`,
 		Reproduce: true,
 	},
 	spec: func(scale string) Spec {
-		s := Spec{Experiment: "basis-ablation", Scale: scale, Precision: "float64", Data: "letter", Stored: 500, New: 400,
-			Beta: []float64{1, 5, 10, 20, 30, 40, 50, 60, 100, 200, 600}, Y: []int{40000, 80000, 160000, 275000, 400000, 800000}}
-		for _, b := range features.Bases() {
-			s.Bases = append(s.Bases, b.String())
-		}
-		for _, k := range features.ProjectionKinds() {
-			s.Projections = append(s.Projections, k.String())
-		}
+		s := Spec{Experiment: "basis-ablation", Scale: scale, Precision: dam.Float64, Data: "letter", Stored: 500, New: 400,
+			Beta: []float64{1, 5, 10, 20, 30, 40, 50, 60, 100, 200, 600}, Y: []int{40000, 80000, 160000, 275000, 400000, 800000},
+			Bases: features.Bases(), Projections: features.ProjectionKinds()}
 		if scale == "quick" {
 			s.Beta, s.Y = []float64{1, 5, 10, 30, 50, 100}, []int{40000, 160000}
 		}
@@ -56,20 +51,16 @@ basis, projection (iid Gaussian, orthogonal ORF, structured SORF), β and Y.`,
 }
 
 func basisPlan(s Spec, prec dam.Precision, rates experiment.Rates, done func(experiment.Key) bool) (*experiment.Plan, error) {
-	g := experiment.BasisGrid{Stored: s.Stored, New: s.New, Betas: s.Beta, Ys: s.Y, Seed: s.Seed, Precision: prec}
+	g := experiment.BasisGrid{Stored: s.Stored, New: s.New, Betas: s.Beta, Ys: s.Y, Seed: s.Seed, Precision: prec, Bases: s.Bases, Projections: s.Projections}
 	for _, b := range s.Bases {
-		basis, err := features.ParseBasis(b)
-		if err != nil {
-			return nil, &ParamError{Name: "bases", Msg: err.Error()}
+		if err := named("bases", b); err != nil {
+			return nil, err
 		}
-		g.Bases = append(g.Bases, basis)
 	}
-	for _, p := range s.Projections {
-		kind, err := features.ParseProjectionKind(p)
-		if err != nil {
-			return nil, &ParamError{Name: "projections", Msg: err.Error()}
+	for _, k := range s.Projections {
+		if err := named("projections", k); err != nil {
+			return nil, err
 		}
-		g.Projections = append(g.Projections, kind)
 	}
 	if err := firstFailing(
 		check{s.Stored < 1, "stored", s.Stored, "want at least 1"},

@@ -77,7 +77,7 @@ list of DrDAM's kinds here.`,
 		Reproduce: true,
 	},
 	spec: func(scale string) Spec {
-		s := Spec{Experiment: "break-even", Scale: scale, Precision: "float32", Basis: "sincos", Projection: "gaussian,structured",
+		s := Spec{Experiment: "break-even", Scale: scale, Precision: dam.Float32, Basis: features.SinCos, Projection: KindList{features.Gaussian, features.Structured},
 			Flip: 0.1, Seeds: 3, D: []int{784, 3072}, K: []int{100, 1000, 10000, 100000, 1000000}, Y: []int{12000, 45000},
 			Beta: []float64{40}, Queries: 8, Step: 0.05, MaxSteps: 50, Tol: 1e-8}
 		if scale == "paper" {
@@ -130,14 +130,13 @@ func (s Spec) breakEvenGrid(prec dam.Precision) (experiment.BreakEvenGrid, error
 		return g, paramErrorf("y", s.Y, "want one Y per value of parameter \"d\" (%d)", len(s.D))
 	}
 	var err error
-	if g.Basis, err = features.ParseBasis(s.Basis); err != nil {
-		return g, &ParamError{Name: "basis", Msg: err.Error()}
+	if g.Basis, err = s.basis(); err != nil {
+		return g, err
 	}
-	for _, p := range strings.Split(s.Projection, ",") {
-		kind, err := features.ParseProjectionKind(strings.TrimSpace(p))
-		if err != nil {
-			return g, &ParamError{Name: "projection", Msg: err.Error()}
-		}
+	if err := named("projection", s.Projection); err != nil {
+		return g, err
+	}
+	for _, kind := range s.Projection {
 		if slices.Contains(g.Projections, kind) {
 			return g, paramErrorf("projection", s.Projection, "a kind listed twice")
 		}

@@ -93,28 +93,20 @@ func (x *gridExperiment) Params(scale string) *Params {
 	ps.add("seed", seedValue{&c.spec.Seed}, "uint", "seed of the patterns (or of the choice of data points) and of the projections (0, as encode; the reproduced figures were made with it)")
 	ps.add("seeds", countValue{&c.spec.Seeds, 1, dam.MaxCount}, "int", fmt.Sprintf("independent replicates (seeds --seed, --seed+%d, …: new patterns, queries and projections each); figures show means over them with 95%% intervals and verdicts test across them (default: %d at --scale quick, %d at paper)",
 		experiment.SeedStride, DefaultSeeds("quick"), DefaultSeeds("paper"))).Default = ""
-	prec, _ := dam.ParsePrecision(q.Precision)
-	ps.add("precision", precisionValue(&prec), "string", note("precision", "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding")).
-		apply = func() { c.spec.Precision = prec.String() }
+	ps.add("precision", &c.spec.Precision, "string", note("precision", "compute precision of DrDAM (MrDAM is always float64); float64 by default so that the errors measured are DrDAM's, not float32 rounding"))
 	ps.add("fresh", switchValue{&c.fresh}, "", "discard the results in --out and start over")
 	ps.add("estimate", switchValue{&c.estimate}, "", "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about two seconds), and stop")
 	if q.uses(usesData) {
-		bases, kinds := parsedList(q.Bases, features.ParseBasis), parsedList(q.Projections, features.ParseProjectionKind)
-		b := ps.add("bases", basesValue(&bases), "string", "comma-separated bases (default: "+strings.Join(q.Bases, ",")+")")
-		b.Default, b.apply = "", func() { c.spec.Bases = textsOf(bases) }
-		k := ps.add("projections", projectionsValue(&kinds), "string", "comma-separated projections (default: "+strings.Join(q.Projections, ",")+")")
-		k.Default, k.apply = "", func() { c.spec.Projections = textsOf(kinds) }
+		ps.add("bases", basesValue(&c.spec.Bases), "string", "comma-separated bases (default: "+joinList(q.Bases)+")").Default = ""
+		ps.add("projections", projectionsValue(&c.spec.Projections), "string", "comma-separated projections (default: "+joinList(q.Projections)+")").Default = ""
 		ps.add("data", stringValue{&c.spec.Data}, "string", "data set: letter (embedded UCI Letter) or a .arff, .csv, .tsv, .txt or .npy file of numeric rows")
 		ps.add("stored", countValue{&c.spec.Stored, 1, dam.MaxCount}, "int", "data points stored")
 		ps.add("new", countValue{&c.spec.New, 1, dam.MaxCount}, "int", "data points used as new patterns")
 	}
 	if q.uses(usesBinary) {
-		basis, _ := features.ParseBasis(q.Basis)
-		ps.add("basis", basisValue(&basis), "string", note("basis", "feature basis: "+features.BasisNames())).apply = func() { c.spec.Basis = basis.String() }
+		ps.add("basis", &c.spec.Basis, "string", note("basis", "feature basis: "+features.BasisNames()))
 		// One kind, or a list where the experiment reads one (break-even).
-		kinds := parsedList(strings.Split(q.Projection, ","), features.ParseProjectionKind)
-		ps.add("projection", projectionsValue(&kinds), "string", note("projection", "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)")).
-			apply = func() { c.spec.Projection = joinList(kinds) }
+		ps.add("projection", &c.spec.Projection, "string", note("projection", "random projection: gaussian (iid, as the paper), orthogonal or structured (SORF)"))
 		ps.add("flip", numberValue{&c.spec.Flip, isFraction, "from 0 to 1"}, "float", "fraction of bits flipped for the near queries")
 	}
 	if q.uses(usesRetrieval) {
@@ -166,19 +158,11 @@ func (x *gridExperiment) specOf(p *Params) (Spec, *gridConfig, error) {
 			s.Scale = c.scale
 		}
 	}
-	given := c.spec
 	for _, q := range p.list {
-		if !q.set {
-			continue
-		}
-		if q.apply != nil {
-			q.apply()
-		}
-		if f := gridSpecFields[q.Name]; f != nil {
+		if f := gridSpecFields[q.Name]; q.set && f != nil {
 			f(&s, &c.spec)
 		}
 	}
-	c.spec = given
 	s.Version = p.Version
 	return s, c, nil
 }
@@ -310,7 +294,15 @@ func (r *gridRun) resume() error {
 	if err := json.Unmarshal(b, &old); err != nil {
 		return fmt.Errorf("%s: %w (parameter \"fresh\" starts over)", cfgPath, err)
 	}
-	if a, b := mustJSON(old.fixed()), mustJSON(r.spec.fixed()); !bytes.Equal(a, b) {
+	a, err := json.Marshal(old.fixed())
+	if err != nil {
+		return fmt.Errorf("%s: %w (parameter \"fresh\" starts over)", cfgPath, err)
+	}
+	b, err = json.Marshal(r.spec.fixed())
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(a, b) {
 		return fmt.Errorf("%s holds results of a different configuration:\n  there: %s\n  here:  %s\nuse another directory, or parameter \"fresh\" to discard them", r.dir, a, b)
 	}
 	r.rows, err = experiment.ReadRows(filepath.Join(r.dir, "points.csv"))

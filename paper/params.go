@@ -32,8 +32,7 @@ type Param struct {
 	Default string
 	Value   Value
 
-	set   bool
-	apply func() // grid experiments: sets the field of the Spec
+	set bool
 }
 
 // Set sets the parameter's value from text and marks it as given: a value
@@ -406,28 +405,6 @@ func projectionsValue(p *[]features.ProjectionKind) enumListValue[features.Proje
 
 func basesValue(p *[]features.Basis) enumListValue[features.Basis] {
 	return enumListValue[features.Basis]{p, features.ParseBasis}
-}
-
-// parsedList returns the names of ss parsed by parse (the text of a
-// Spec's list), leaving out those that do not parse: the plan reports
-// them.
-func parsedList[T any](ss []string, parse func(string) (T, error)) []T {
-	var xs []T
-	for _, s := range ss {
-		if x, err := parse(strings.TrimSpace(s)); err == nil {
-			xs = append(xs, x)
-		}
-	}
-	return xs
-}
-
-// textsOf returns the names of xs, as a Spec holds them.
-func textsOf[T fmt.Stringer](xs []T) []string {
-	out := make([]string, len(xs))
-	for i, x := range xs {
-		out[i] = x.String()
-	}
-	return out
 }
 
 // isPositive, isNonNegative and isFraction are the ranges of numbers.

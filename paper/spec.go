@@ -1,10 +1,13 @@
 package paper
 
 import (
+	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/drdam/drdam/dam"
@@ -23,24 +26,26 @@ type Spec struct {
 	Scale      string `json:"scale"`
 	Version    string `json:"version"`
 
-	D           []int     `json:"D"`
-	K           []int     `json:"K"`
-	Beta        []float64 `json:"beta"`
-	Y           []int     `json:"Y"`
-	Bases       []string  `json:"bases,omitempty"`
-	Projections []string  `json:"projections,omitempty"`
+	D           []int                     `json:"D"`
+	K           []int                     `json:"K"`
+	Beta        []float64                 `json:"beta"`
+	Y           []int                     `json:"Y"`
+	Bases       []features.Basis          `json:"bases,omitempty"`
+	Projections []features.ProjectionKind `json:"projections,omitempty"`
 
-	Basis      string  `json:"basis,omitempty"`
-	Projection string  `json:"projection,omitempty"`
-	Flip       float64 `json:"flip,omitempty"`
-	Seed       uint64  `json:"seed"`
+	Basis features.Basis `json:"basis,omitempty"`
+	// Projection is the one kind of the experiments on binary patterns,
+	// or break-even's list of DrDAM's kinds.
+	Projection KindList `json:"projection,omitempty"`
+	Flip       float64  `json:"flip,omitempty"`
+	Seed       uint64   `json:"seed"`
 	// Seeds is the number of independent replicates: the grid is
 	// measured once with each seed experiment.ReplicateSeed(Seed, i), i <
 	// Seeds (new patterns, queries and projections each time), and rows
 	// keep their seed. 0 means the scale's default (DefaultSeeds). Like
 	// the axes, it may grow between runs into the same directory.
-	Seeds     int    `json:"seeds,omitempty"`
-	Precision string `json:"precision"`
+	Seeds     int           `json:"seeds,omitempty"`
+	Precision dam.Precision `json:"precision"`
 
 	Queries  int     `json:"queries,omitempty"`
 	Step     float64 `json:"step,omitempty"`
@@ -68,7 +73,7 @@ const (
 func (s Spec) uses(g string) bool {
 	switch g {
 	case usesBinary:
-		return s.Basis != ""
+		return s.Basis != 0
 	case usesRetrieval:
 		return s.Step != 0
 	case usesData:
@@ -123,7 +128,7 @@ func (s Spec) seedList() []uint64 {
 // binary patterns (§4.1): K = 500, the paper's β and D, SinCos features on
 // iid Gaussian projections, 10% of the bits flipped.
 func binarySpec(name, scale string) Spec {
-	return Spec{Experiment: name, Scale: scale, Precision: "float64", Basis: "sincos", Projection: "gaussian", Flip: 0.1,
+	return Spec{Experiment: name, Scale: scale, Precision: dam.Float64, Basis: features.SinCos, Projection: KindList{features.Gaussian}, Flip: 0.1,
 		K: []int{500}, Beta: paperBetas, D: paperDs}
 }
 
@@ -147,27 +152,45 @@ func firstFailing(cs ...check) error {
 	return nil
 }
 
-// precision parses s.Precision.
-func (s Spec) precision() (dam.Precision, error) {
-	p, err := dam.ParsePrecision(s.Precision)
-	if err != nil {
-		return 0, &ParamError{Name: "precision", Msg: err.Error()}
+// named returns the ParamError of parameter name unless v, a value of an
+// enumeration (or a list of them), has a name: a Spec read from a
+// config.json without the field holds the zero value, which writes as ""
+// (unset).
+func named(name string, v encoding.TextMarshaler) error {
+	text, err := v.MarshalText()
+	if err == nil && len(text) == 0 {
+		err = errors.New("not set")
 	}
-	return p, nil
+	if err != nil {
+		return &ParamError{Name: name, Msg: err.Error()}
+	}
+	return nil
+}
+
+// precision returns s.Precision, checked by named.
+func (s Spec) precision() (dam.Precision, error) {
+	return s.Precision, named("precision", s.Precision)
+}
+
+// basis returns s.Basis, checked by named.
+func (s Spec) basis() (features.Basis, error) {
+	return s.Basis, named("basis", s.Basis)
 }
 
 // binaryGrid returns the grid of s for the experiments on binary patterns.
 func (s Spec) binaryGrid(prec dam.Precision) (experiment.BinaryGrid, error) {
 	g := experiment.BinaryGrid{Ds: s.D, Ks: s.K, Betas: s.Beta, Ys: s.Y, Flip: s.Flip, Seed: s.Seed, Seeds: 1, Bound: true, Precision: prec}
 	var err error
-	if g.Basis, err = features.ParseBasis(s.Basis); err != nil {
-		return g, &ParamError{Name: "basis", Msg: err.Error()}
+	if g.Basis, err = s.basis(); err != nil {
+		return g, err
 	}
-	kind, err := features.ParseProjectionKind(s.Projection)
-	if err != nil {
-		return g, &ParamError{Name: "projection", Msg: err.Error()}
+	if err := named("projection", s.Projection); err != nil {
+		return g, err
 	}
-	g.Projections = []features.ProjectionKind{kind}
+	if len(s.Projection) != 1 {
+		return g, paramErrorf("projection", strconv.Quote(s.Projection.String()), "want one kind: %s", features.ProjectionNames())
+	}
+	g.Projections = []features.ProjectionKind{s.Projection[0]}
 	if !(s.Flip >= 0 && s.Flip <= 1) {
 		return g, paramErrorf("flip", s.Flip, "want a fraction in [0, 1]")
 	}
@@ -199,13 +222,41 @@ func FormatDuration(d time.Duration) string {
 	return fmt.Sprintf("%.1f days", d.Hours()/24)
 }
 
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
+// KindList is a list of projection kinds that reads and writes as one
+// text, the kinds' names joined by commas ("gaussian,structured"), as the
+// parameter "projection" of the grid experiments takes it.
+type KindList []features.ProjectionKind
+
+// MarshalText joins the names of the kinds with commas (an empty list
+// writes ""); a kind without a name (features.ProjectionKind.MarshalText),
+// or unset, is an error.
+func (l KindList) MarshalText() ([]byte, error) {
+	b := []byte{}
+	for i, k := range l {
+		t, err := k.MarshalText()
+		if err == nil && len(t) == 0 {
+			err = fmt.Errorf("kind %d of %d is not set", i+1, len(l))
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, t...)
 	}
-	return b
+	return b, nil
 }
+
+// UnmarshalText reads a non-empty comma-separated list of distinct kinds,
+// each as features.ParseProjectionKind reads it.
+func (l *KindList) UnmarshalText(text []byte) error {
+	return projectionsValue((*[]features.ProjectionKind)(l)).UnmarshalText(text)
+}
+
+// String returns the kinds' names joined by commas, as MarshalText (and
+// the String of those without a name).
+func (l KindList) String() string { return joinList(l) }
 
 // writeJSON writes v, indented, to path atomically.
 func writeJSON(path string, v any) error {
