@@ -79,7 +79,7 @@ func serveCases() []tcase {
 			r.msg = "the largest β at which this memory could store a pattern of unit norm"
 		}),
 		with(R("create-dot-beta-2000", "PUT", "/v1/memories/n", j, `{"d": 4, "y": 500, "similarity": "dot", "beta": 2000}`, 422, "beta"), func(r *reqCase) { r.msg = "exp(700)" }),
-		R("create-y-with-mrdam", "PUT", "/v1/memories/n", j, `{"d": 4, "rep": "mrdam", "y": 100}`, 400, "rep"),
+		R("create-y-with-mrdam", "PUT", "/v1/memories/n", j, `{"d": 4, "rep": "mrdam", "y": 100}`, 400, "y"),
 		R("create-not-json", "PUT", "/v1/memories/n", "text/plain", `d=4`, 415, "Content-Type"),
 		R("create-deep-nesting", "PUT", "/v1/memories/n", j, deep, 400, ""),
 		R("create-other-config", "PUT", "/v1/memories/m", j, `{"d": 4, "y": 600, "projection": "structured"}`, 409, "name"),
