@@ -85,7 +85,7 @@ func cliCases() []tcase {
 		cl("flag/patterns-empty", "cli/flags", "encode", "--patterns", "", "--out", "o.drdam").names("--patterns").writesNot("o.drdam").doc("--patterns: empty path"),
 		cl("flag/bench-config-empty", "cli/flags", "bench", "--config", "", "--phase", "dr_eg").names("--config").doc("--config: empty value"),
 		cl("flag/experiment-out-empty", "cli/flags", "experiment", "energy-error", "--out", "").names("--out").doc("--out: empty path"),
-		cl("flag/fig4b-beta-and-betas", "cli/flags", "experiment", "fig4b", "--beta", "50", "--betas", "40,60").names("--beta").doc("--beta and --betas are exclusive"),
+		cl("flag/fig4b-beta-and-betas", "cli/flags", "experiment", "fig4b", "--beta", "50", "--betas", "40,60").names("--beta").doc("--beta: exclusive with --betas"),
 		cl("flag/fig4b-y-and-ys", "cli/flags", "experiment", "fig4b", "--y", "1e3", "--ys", "1000,2000").names("--y"),
 		cl("flag/fig4b-queries", "cli/flags", "experiment", "fig4b", "--queries", "3").names("--queries").doc("fig4b completes one image"),
 		cl("flag/config-max-steps-0", "cli/flags", "experiment", "retrieval-error", "--config", "config.json", "--estimate").with(map[string][]byte{
