@@ -69,7 +69,7 @@ var house = []floor{
 		{"datasets", "the embedded UCI Letter data"},
 		{"imageio", "images as patterns (H×W×3, or H×W gray, scaled into [0, 1/√D]), their files (PNG/JPEG, CIFAR-10, Tiny ImageNet, IDX) and occlusion masks"},
 		{"experiment", "measurement only: grids → plans → rows (`points.csv`), completion runs, the demo's comparison"},
-		{"internal/cli", "the flags that several commands share: `dam.Config`'s codec as flags (`drdam encode`, `drdam-beam encode`), the number flags, `--max-memory`, and the chunk of patterns read and checked before an `Add` (`cli.Fill`)"},
+		{"internal/cli", "the flags that several commands share: `dam.Config`'s codec as flags (`drdam encode`, `drdam-beam encode`), the number flags, `--max-memory`, and the patterns of a file read, checked and stored a chunk at a time (`cli.Fill`, `cli.Store`)"},
 		{"client", "the service's typed Go client: a method per route of `/v1`, `.npy` bodies for large batches, retries with idempotency keys"},
 	}},
 	{5, "the paper and the service", []room{
