@@ -71,20 +71,20 @@ func checkK(k int, w Weighting) error {
 // coordinate (by the mask, or any non-NaN one without it) must be finite.
 func queries(dst, q []float64, visible []bool, d int) (int, error) {
 	if len(q)%d != 0 {
-		return 0, fmt.Errorf("baseline: queries: len(q) = %d is not a multiple of D = %d", len(q), d)
+		return 0, fmt.Errorf("queries: len(q) = %d is not a multiple of D = %d", len(q), d)
 	}
 	if len(dst) != len(q) {
-		return 0, fmt.Errorf("baseline: len(dst) = %d, want len(q) = %d", len(dst), len(q))
+		return 0, fmt.Errorf("len(dst) = %d, want len(q) = %d", len(dst), len(q))
 	}
 	if visible != nil && len(visible) != len(q) {
-		return 0, fmt.Errorf("baseline: len(visible) = %d, want len(q) = %d (or a nil mask: NaN = hidden)", len(visible), len(q))
+		return 0, fmt.Errorf("len(visible) = %d, want len(q) = %d (or a nil mask: NaN = hidden)", len(visible), len(q))
 	}
 	for i, v := range q {
 		if visible != nil && !visible[i] {
 			continue
 		}
 		if math.IsInf(v, 0) || (visible != nil && math.IsNaN(v)) {
-			return 0, fmt.Errorf("baseline: query %d, coordinate %d: %v at a visible coordinate, want a finite value", i/d, i%d, v)
+			return 0, fmt.Errorf("query %d, coordinate %d: %v at a visible coordinate, want a finite value", i/d, i%d, v)
 		}
 	}
 	return len(q) / d, nil

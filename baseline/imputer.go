@@ -74,7 +74,7 @@ func NewImputer(x []float64, d, k int, w Weighting) (*Imputer, error) {
 func (m *Imputer) Complete(dst, q []float64, visible []bool) error {
 	b, err := queries(dst, q, visible, m.d)
 	if err != nil {
-		return fmt.Errorf("imputer: %w", err)
+		return fmt.Errorf("baseline: Imputer.Complete: %w", err)
 	}
 	d := m.d
 	run(m.ws, b, func(w *imputerWork, i int) {

@@ -44,7 +44,7 @@ func NewKernel(x []float64, d int, beta float64) (*Kernel, error) {
 func (m *Kernel) Complete(dst, q []float64, visible []bool) error {
 	b, err := queries(dst, q, visible, m.d)
 	if err != nil {
-		return fmt.Errorf("kernel: %w", err)
+		return fmt.Errorf("baseline: Kernel.Complete: %w", err)
 	}
 	d := m.d
 	run(m.ws, b, func(w *kernelWork, i int) {

@@ -46,7 +46,7 @@ func NewKNN(x []float64, d, k int, w Weighting) (*KNN, error) {
 func (m *KNN) Complete(dst, q []float64, visible []bool) error {
 	b, err := queries(dst, q, visible, m.d)
 	if err != nil {
-		return fmt.Errorf("knn: %w", err)
+		return fmt.Errorf("baseline: KNN.Complete: %w", err)
 	}
 	d := m.d
 	run(m.ws, b, func(w *knnWork, i int) {

@@ -36,7 +36,7 @@ func (m *Mean) Means() []float64 { return append([]float64(nil), m.mean...) }
 // goroutine: the work is a copy.
 func (m *Mean) Complete(dst, q []float64, visible []bool) error {
 	if _, err := queries(dst, q, visible, m.d); err != nil {
-		return fmt.Errorf("mean: %w", err)
+		return fmt.Errorf("baseline: Mean.Complete: %w", err)
 	}
 	for i, v := range q {
 		if (visible == nil && v == v) || (visible != nil && visible[i]) {
