@@ -1,8 +1,10 @@
 package baseline
 
 import (
+	"cmp"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 )
 
@@ -149,6 +151,27 @@ func refImpute(fit []float64, d int, x []float64, k int, w Weighting) map[int]re
 		}
 	}
 	same := func(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+	// Every row in the order (distance, NaN last; row index): a column's
+	// donors are those of its rows with the column present, in this order.
+	order := make([]int, n)
+	for r := range order {
+		order[r] = r
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		da, db := dist[a], dist[b]
+		switch {
+		case math.IsNaN(da) != math.IsNaN(db):
+			if math.IsNaN(da) {
+				return 1
+			}
+			return -1
+		case da < db:
+			return -1
+		case da > db:
+			return 1
+		}
+		return cmp.Compare(a, b)
+	})
 	res := map[int]refImputed{}
 	for j := range d {
 		if !math.IsNaN(x[j]) {
@@ -157,7 +180,7 @@ func refImpute(fit []float64, d int, x []float64, k int, w Weighting) map[int]re
 		var donors []int
 		var mean float64
 		allNaN := true
-		for r := range n {
+		for _, r := range order {
 			if y := fit[r*d+j]; !math.IsNaN(y) {
 				donors = append(donors, r)
 				mean += y
@@ -173,13 +196,6 @@ func refImpute(fit []float64, d int, x []float64, k int, w Weighting) map[int]re
 			res[j] = refImputed{val: mean, lo: mean, hi: mean}
 			continue
 		}
-		sort.SliceStable(donors, func(a, b int) bool {
-			da, db := dist[donors[a]], dist[donors[b]]
-			if math.IsNaN(da) || math.IsNaN(db) {
-				return !math.IsNaN(da) && math.IsNaN(db)
-			}
-			return da < db
-		})
 		m := min(k, len(donors))
 		chosen := donors[:m]
 		wt := make([]float64, m)
