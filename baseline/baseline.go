@@ -133,22 +133,52 @@ func (p *pool[W]) put(w *W) {
 	}
 }
 
-// block is the number of queries of a job of run.
-const block = 4
+// block is the number of queries of a job of run: each stored row is
+// read once for the block's queries (while it is in the cache), not once
+// per query.
+const block = 8
 
-// run calls f(w, i) for every query i in [0, b) on all cores, with a
-// workspace w that no other call uses at the same time.
-func run[W any](p *pool[W], b int, f func(w *W, i int)) {
+// run calls f(w, lo, hi) for the blocks [lo, hi) of at most block queries
+// of [0, b) on all cores, with a workspace w that no other call uses at
+// the same time.
+func run[W any](p *pool[W], b int, f func(w *W, lo, hi int)) {
 	n := (b + block - 1) / block
 	t := par.Task{F: func(j int) {
 		w := p.get()
-		for i := j * block; i < min(b, (j+1)*block); i++ {
-			f(w, i)
-		}
+		f(w, j*block, min(b, (j+1)*block))
 		p.put(w)
 	}}
 	t.Run(n)
 }
+
+// slot is a query of a block: its rows of dst and q, and its visible and
+// hidden coordinates.
+type slot struct {
+	out, x []float64
+	v, h   []int
+}
+
+// slots returns block slots with room for d coordinates.
+func slots(d int) []slot {
+	s := make([]slot, block)
+	for i := range s {
+		s[i].v, s[i].h = make([]int, 0, d), make([]int, 0, d)
+	}
+	return s
+}
+
+// set makes s query i of the batch and copies its visible coordinates.
+func (s *slot) set(dst, q []float64, visible []bool, d, i int) {
+	var vis []bool
+	if visible != nil {
+		vis = visible[i*d : (i+1)*d]
+	}
+	s.out, s.x = dst[i*d:(i+1)*d], q[i*d:(i+1)*d]
+	s.v, s.h = split(s.out, s.x, vis, s.v, s.h)
+}
+
+// drop forgets the caller's slices.
+func (s *slot) drop() { s.out, s.x = nil, nil }
 
 // sqdist is Σ_{i∈v} (x_i − y_i)², summed in four lanes.
 func sqdist(x, y []float64, v []int) float64 {

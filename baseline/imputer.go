@@ -24,12 +24,11 @@ type Imputer struct {
 	ws       *pool[imputerWork]
 }
 
-// imputerWork is a goroutine's workspace: the query's visible and hidden
-// coordinates, its distances to the K stored rows (+Inf for NaN) and the
-// heap of donors.
+// imputerWork is a goroutine's workspace: a block of queries, their
+// distances to the K stored rows (+Inf for NaN) and a heap of donors.
 type imputerWork struct {
-	v, h []int
-	dist []float64
+	sl   []slot
+	dist [][]float64
 	near nearest
 }
 
@@ -64,7 +63,11 @@ func NewImputer(x []float64, d, k int, w Weighting) (*Imputer, error) {
 		}
 	}
 	m.ws = newPool(func() *imputerWork {
-		return &imputerWork{v: make([]int, 0, d), h: make([]int, 0, d), dist: make([]float64, n), near: newNearest(k)}
+		w := &imputerWork{sl: slots(d), dist: make([][]float64, block), near: newNearest(k)}
+		for s := range w.dist {
+			w.dist[s] = make([]float64, n)
+		}
+		return w
 	})
 	return m, nil
 }
@@ -77,79 +80,86 @@ func (m *Imputer) Complete(dst, q []float64, visible []bool) error {
 		return fmt.Errorf("baseline: Imputer.Complete: %w", err)
 	}
 	d := m.d
-	run(m.ws, b, func(w *imputerWork, i int) {
-		var vis []bool
-		if visible != nil {
-			vis = visible[i*d : (i+1)*d]
+	run(m.ws, b, func(w *imputerWork, lo, hi int) {
+		sl := w.sl[:hi-lo]
+		for s := range sl {
+			sl[s].set(dst, q, visible, d, lo+s)
 		}
-		out, x := dst[i*d:(i+1)*d], q[i*d:(i+1)*d]
-		w.v, w.h = split(out, x, vis, w.v, w.h)
-		m.query(w, out, x)
+		for r := range m.n {
+			for s := range sl {
+				if len(sl[s].h) > 0 {
+					w.dist[s][r] = m.dist(&sl[s], r)
+				}
+			}
+		}
+		for s := range sl {
+			m.impute(w, &sl[s], w.dist[s])
+			sl[s].drop()
+		}
 	})
 	return nil
 }
 
-// query imputes the hidden coordinates w.h of out from the donors of each.
-func (m *Imputer) query(w *imputerWork, out, x []float64) {
-	if len(w.h) == 0 {
-		return
-	}
+// dist is scikit-learn's nan-Euclidean distance of the query in s to
+// stored row r, +Inf for its NaN (no coordinate present in both).
+func (m *Imputer) dist(s *slot, r int) float64 {
 	d := m.d
-	scale := float64(d)
-	for r := range m.n {
-		row := m.x[r*d : (r+1)*d]
-		var s float64
-		c := len(w.v)
-		if m.full[r] {
-			s = sqdist(x, row, w.v)
-		} else {
-			c = 0
-			for _, j := range w.v {
-				if y := row[j]; y == y {
-					e := x[j] - y
-					s += e * e
-					c++
-				}
-			}
+	row := m.x[r*d : (r+1)*d]
+	if m.full[r] {
+		if len(s.v) == 0 {
+			return math.Inf(1)
 		}
-		if c == 0 {
-			w.dist[r] = math.Inf(1) // NaN in scikit-learn: after every number, weight 0
-		} else {
-			w.dist[r] = math.Sqrt(s / float64(c) * scale)
+		return math.Sqrt(sqdist(s.x, row, s.v) / float64(len(s.v)) * float64(d))
+	}
+	var sum float64
+	c := 0
+	for _, j := range s.v {
+		if y := row[j]; y == y {
+			e := s.x[j] - y
+			sum += e * e
+			c++
 		}
 	}
+	if c == 0 {
+		return math.Inf(1) // NaN in scikit-learn: after every number, weight 0
+	}
+	return math.Sqrt(sum / float64(c) * float64(d))
+}
+
+// impute fills the hidden coordinates of the query in s from the donors
+// of each, at distances dist.
+func (m *Imputer) impute(w *imputerWork, s *slot, dist []float64) {
 	// The donors of a column without NaN are every row: chosen once.
 	shared := false
-	for _, j := range w.h {
+	for _, j := range s.h {
 		switch {
 		case m.present[j] == 0:
-			out[j] = 0
+			s.out[j] = 0
 			continue
 		case m.complete[j]:
 			if !shared {
-				m.donors(w, -1)
+				m.donors(&w.near, dist, -1)
 				shared = true
 			}
 		default:
-			m.donors(w, j)
+			m.donors(&w.near, dist, j)
 			shared = false
 		}
-		out[j] = m.fill(w, j)
+		s.out[j] = m.fill(&w.near, j)
 	}
 }
 
-// donors puts into w.near the min(k, donors) nearest rows with coordinate
+// donors puts into near the min(k, donors) nearest rows with coordinate
 // j present (every row for j < 0).
-func (m *Imputer) donors(w *imputerWork, j int) {
-	near := &w.near
+func (m *Imputer) donors(near *nearest, dist []float64, j int) {
 	if j < 0 {
 		near.reset(min(m.k, m.n))
-		for r, s := range w.dist {
+		for r, s := range dist {
 			near.offer(s, r)
 		}
 	} else {
 		near.reset(min(m.k, m.present[j]))
-		for r, s := range w.dist {
+		for r, s := range dist {
 			if y := m.x[r*m.d+j]; y == y {
 				near.offer(s, r)
 			}
@@ -158,11 +168,10 @@ func (m *Imputer) donors(w *imputerWork, j int) {
 	near.sorted()
 }
 
-// fill is coordinate j's mean over the donors in w.near, weighted as
+// fill is coordinate j's mean over the donors in near, weighted as
 // scikit-learn weighs them, or the column mean when every potential donor
 // is at NaN distance (+Inf here).
-func (m *Imputer) fill(w *imputerWork, j int) float64 {
-	near := &w.near
+func (m *Imputer) fill(near *nearest, j int) float64 {
 	if math.IsInf(near.d[0], 1) {
 		return m.mean[j]
 	}

@@ -15,11 +15,13 @@ type Kernel struct {
 	ws   *pool[kernelWork]
 }
 
-// kernelWork is a goroutine's workspace: the query's visible and hidden
-// coordinates and its squared distances to the K stored rows.
+// kernelWork is a goroutine's workspace: a block of queries, their
+// squared distances to the K stored rows, the least of each and the sums
+// of their weights.
 type kernelWork struct {
-	v, h []int
-	dist []float64
+	sl      []slot
+	dist    [][]float64
+	lo, sum []float64
 }
 
 // NewKernel returns the kernel regression at β > 0 over the stored rows x
@@ -34,7 +36,11 @@ func NewKernel(x []float64, d int, beta float64) (*Kernel, error) {
 	}
 	m := &Kernel{x: x, n: n, d: d, beta: beta}
 	m.ws = newPool(func() *kernelWork {
-		return &kernelWork{v: make([]int, 0, d), h: make([]int, 0, d), dist: make([]float64, n)}
+		w := &kernelWork{sl: slots(d), dist: make([][]float64, block), lo: make([]float64, block), sum: make([]float64, block)}
+		for s := range w.dist {
+			w.dist[s] = make([]float64, n)
+		}
+		return w
 	})
 	return m, nil
 }
@@ -47,48 +53,60 @@ func (m *Kernel) Complete(dst, q []float64, visible []bool) error {
 		return fmt.Errorf("baseline: Kernel.Complete: %w", err)
 	}
 	d := m.d
-	run(m.ws, b, func(w *kernelWork, i int) {
-		var vis []bool
-		if visible != nil {
-			vis = visible[i*d : (i+1)*d]
+	run(m.ws, b, func(w *kernelWork, lo, hi int) {
+		sl := w.sl[:hi-lo]
+		for s := range sl {
+			sl[s].set(dst, q, visible, d, lo+s)
+			w.lo[s] = math.Inf(1)
 		}
-		out, x := dst[i*d:(i+1)*d], q[i*d:(i+1)*d]
-		w.v, w.h = split(out, x, vis, w.v, w.h)
-		m.query(w, out, x)
+		for r := range m.n {
+			row := m.x[r*d : (r+1)*d]
+			for s := range sl {
+				if len(sl[s].h) > 0 {
+					e := sqdist(sl[s].x, row, sl[s].v)
+					w.dist[s][r] = e
+					w.lo[s] = min(w.lo[s], e)
+				}
+			}
+		}
+		m.fill(w, sl)
 	})
 	return nil
 }
 
-// query fills the hidden coordinates w.h of out from the softmax over the
-// stored rows of −β/2 times their squared distances to x on w.v.
-func (m *Kernel) query(w *kernelWork, out, x []float64) {
-	if len(w.h) == 0 {
-		return
-	}
+// fill fills the hidden coordinates of the block's queries sl from the
+// softmax over the stored rows of −β/2 times their squared distances
+// w.dist, less the least w.lo: each stored row is read once for the block.
+func (m *Kernel) fill(w *kernelWork, sl []slot) {
 	d := m.d
-	lo := math.Inf(1)
-	for r := range m.n {
-		s := sqdist(x, m.x[r*d:(r+1)*d], w.v)
-		w.dist[r] = s
-		lo = min(lo, s)
+	for s := range sl {
+		for _, j := range sl[s].h {
+			sl[s].out[j] = 0
+		}
+		w.sum[s] = 0
 	}
-	for _, j := range w.h {
-		out[j] = 0
-	}
-	var sw float64
 	c := -m.beta / 2
-	for r, s := range w.dist {
-		wt := math.Exp(c * (s - lo))
-		if wt == 0 {
-			continue
-		}
-		sw += wt
+	for r := range m.n {
 		row := m.x[r*d : (r+1)*d]
-		for _, j := range w.h {
-			out[j] += wt * row[j]
+		for s := range sl {
+			if len(sl[s].h) == 0 {
+				continue
+			}
+			wt := math.Exp(c * (w.dist[s][r] - w.lo[s]))
+			if wt == 0 {
+				continue
+			}
+			w.sum[s] += wt
+			out := sl[s].out
+			for _, j := range sl[s].h {
+				out[j] += wt * row[j]
+			}
 		}
 	}
-	for _, j := range w.h {
-		out[j] /= sw
+	for s := range sl {
+		for _, j := range sl[s].h {
+			sl[s].out[j] /= w.sum[s]
+		}
+		sl[s].drop()
 	}
 }

@@ -16,11 +16,11 @@ type KNN struct {
 	ws   *pool[knnWork]
 }
 
-// knnWork is a goroutine's workspace: the query's visible and hidden
-// coordinates and the heap of neighbours.
+// knnWork is a goroutine's workspace: a block of queries and their heaps
+// of neighbours.
 type knnWork struct {
-	v, h []int
-	near nearest
+	sl   []slot
+	near []nearest
 }
 
 // NewKNN returns the masked k-NN over the stored rows x (K×d, row-major,
@@ -36,7 +36,11 @@ func NewKNN(x []float64, d, k int, w Weighting) (*KNN, error) {
 	k = min(k, n)
 	m := &KNN{x: x, n: n, d: d, k: k, w: w}
 	m.ws = newPool(func() *knnWork {
-		return &knnWork{v: make([]int, 0, d), h: make([]int, 0, d), near: newNearest(k)}
+		w := &knnWork{sl: slots(d), near: make([]nearest, block)}
+		for s := range w.near {
+			w.near[s] = newNearest(k)
+		}
+		return w
 	})
 	return m, nil
 }
@@ -49,35 +53,39 @@ func (m *KNN) Complete(dst, q []float64, visible []bool) error {
 		return fmt.Errorf("baseline: KNN.Complete: %w", err)
 	}
 	d := m.d
-	run(m.ws, b, func(w *knnWork, i int) {
-		var vis []bool
-		if visible != nil {
-			vis = visible[i*d : (i+1)*d]
+	run(m.ws, b, func(w *knnWork, lo, hi int) {
+		sl, near := w.sl[:hi-lo], w.near[:hi-lo]
+		for s := range sl {
+			sl[s].set(dst, q, visible, d, lo+s)
+			near[s].reset(m.k)
 		}
-		out, x := dst[i*d:(i+1)*d], q[i*d:(i+1)*d]
-		w.v, w.h = split(out, x, vis, w.v, w.h)
-		m.query(w, out, x)
+		for r := range m.n {
+			row := m.x[r*d : (r+1)*d]
+			for s := range sl {
+				if len(sl[s].h) > 0 {
+					near[s].offer(sqdist(sl[s].x, row, sl[s].v), r)
+				}
+			}
+		}
+		for s := range sl {
+			m.fill(&sl[s], &near[s])
+			sl[s].drop()
+		}
 	})
 	return nil
 }
 
-// query fills the hidden coordinates w.h of out from the neighbours of x
-// on its visible coordinates w.v.
-func (m *KNN) query(w *knnWork, out, x []float64) {
-	d := m.d
-	near := &w.near
-	near.reset(m.k)
-	for r := range m.n {
-		near.offer(sqdist(x, m.x[r*d:(r+1)*d], w.v), r)
-	}
-	near.sorted()
-	if len(w.h) == 0 {
+// fill fills the hidden coordinates of the query in s from its neighbours.
+func (m *KNN) fill(s *slot, near *nearest) {
+	if len(s.h) == 0 {
 		return
 	}
+	d := m.d
+	near.sorted()
 	if m.k == 1 {
 		row := m.x[near.idx[0]*d:]
-		for _, j := range w.h {
-			out[j] = row[j]
+		for _, j := range s.h {
+			s.out[j] = row[j]
 		}
 		return
 	}
@@ -91,16 +99,16 @@ func (m *KNN) query(w *knnWork, out, x []float64) {
 		}
 		uniform = true
 	}
-	for _, j := range w.h {
-		var s, sw float64
+	for _, j := range s.h {
+		var sum, sw float64
 		for t, r := range near.idx[:z] {
 			wt := 1.0
 			if !uniform {
 				wt = 1 / math.Sqrt(near.d[t])
 			}
-			s += wt * m.x[r*d+j]
+			sum += wt * m.x[r*d+j]
 			sw += wt
 		}
-		out[j] = s / sw
+		s.out[j] = sum / sw
 	}
 }
