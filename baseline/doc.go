@@ -71,11 +71,14 @@
 //
 // # Computation
 //
-// Complete runs the queries on every core (internal/par), each query on
-// its own: the result does not depend on the number of cores. Memory is
-// bounded: no K×B distance matrix is formed; a worker holds at most one
-// K-length buffer of distances and a heap of k neighbours, reused from
-// query to query, so that the loops over queries allocate nothing. A
-// stored row set is referenced, not copied: it must not be modified while
-// the Completer is in use.
+// Complete runs blocks of 8 queries on every core (internal/par), each
+// query on its own: the result does not depend on the number of cores.
+// A block reads each stored row once, for its 8 queries. Memory is
+// bounded: no K×B distance matrix is formed; a worker holds, per query of
+// its block, at most one K-length buffer of distances (Imputer, Kernel) or
+// a heap of k neighbours (KNN), reused from block to block, so that the
+// loops over queries allocate nothing. Distances are direct differences
+// over the visible coordinates, not ‖x‖² + ‖y‖² − 2x·y, so that equal
+// distances are equal and ties are exact. Stored rows are referenced, not
+// copied: they must not be modified while the Completer is in use.
 package baseline
