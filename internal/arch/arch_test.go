@@ -60,6 +60,7 @@ var house = []floor{
 		{"npy", "`.npy` files"},
 		{"plots", "figures: grids of panels in the paper's layout (gonum/plot; shared axes, error bars, captions), image grids, atomic PNG/SVG"},
 		{"serve/api", "the memory service's JSON types alone, for the server and its clients"},
+		{"baseline", "what users complete missing data with instead: masked k-NN, scikit-learn's KNNImputer, column means, Nadaraya–Watson at β"},
 	}},
 	{3, "models and matrices", []room{
 		{"dam", "the models: `MrDAM`, `DrDAM`, energy descent, model files, the configuration and its codec"},
