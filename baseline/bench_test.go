@@ -2,13 +2,8 @@ package baseline
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
-	"time"
-
-	"github.com/drdam/drdam/npy"
 )
 
 // benchData returns k stored rows and b queries of d normal values, 20–50%
@@ -64,53 +59,4 @@ func BenchmarkKNNImputer5(b *testing.B) {
 
 func BenchmarkKNNKernel(b *testing.B) {
 	benchComplete(b, func(x []float64, d int) (Completer, error) { return NewKernel(x, d, 1) })
-}
-
-// TestTimeFiles times NewImputer and Complete (KNNImputer's fit and
-// transform) on the .npy files named by $BASELINE_FIT and $BASELINE_QUERY
-// (NaN = missing), with k = $BASELINE_K (default 5), uniform weights, for
-// BENCHMARKS.md's comparison with scikit-learn; with $BASELINE_OUT it
-// writes the result there. Skipped without the variables.
-func TestTimeFiles(t *testing.T) {
-	fitPath, qPath := os.Getenv("BASELINE_FIT"), os.Getenv("BASELINE_QUERY")
-	if fitPath == "" || qPath == "" {
-		t.Skip("set BASELINE_FIT and BASELINE_QUERY to time KNNImputer's equivalent on them")
-	}
-	fit, err := npy.ReadFile(fitPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := npy.ReadFile(qPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := 5
-	if s := os.Getenv("BASELINE_K"); s != "" {
-		if _, err := fmt.Sscan(s, &k); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d := fit.Shape[1]
-	t0 := time.Now()
-	m, err := NewImputer(fit.Data, d, k, Uniform)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := make([]float64, len(q.Data))
-	if err := m.Complete(dst, q.Data, nil); err != nil {
-		t.Fatal(err)
-	}
-	el := time.Since(t0)
-	hidden := 0
-	for _, v := range q.Data {
-		if math.IsNaN(v) {
-			hidden++
-		}
-	}
-	t.Logf("K=%d D=%d B=%d k=%d uniform: %d values imputed in %.6f s", fit.Shape[0], d, q.Shape[0], k, hidden, el.Seconds())
-	if out := os.Getenv("BASELINE_OUT"); out != "" {
-		if err := npy.WriteFile(out, q.Shape, dst); err != nil {
-			t.Fatal(err)
-		}
-	}
 }

@@ -82,6 +82,7 @@ var house = []floor{
 		{"cmd/drdam", "the command: flag parsing, dispatch, printing, progress"},
 		{"scripts/genpatterns", "a large `.npy` written a chunk at a time (BENCHMARKS.md, \"Streaming encode\")"},
 		{"scripts/streamcheck", "an in-process `Add` timed and its T compared (BENCHMARKS.md, \"Streaming encode\")"},
+		{"scripts/knntime", "baseline.Imputer timed on .npy files against scikit-learn's KNNImputer (BENCHMARKS.md, \"Completion baselines\")"},
 		{"scripts/battery", "the reliability battery (docs/reliability.md): a black box that runs a `drdam` binary"},
 	}},
 }
