@@ -1,0 +1,161 @@
+package dam
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// holes returns a copy of the rows x (B×d) with NaN where miss says.
+func holes(x []float64, d int, miss func(q, i int) bool) []float64 {
+	y := slices.Clone(x)
+	for j := range y {
+		if miss(j/d, j%d) {
+			y[j] = math.NaN()
+		}
+	}
+	return y
+}
+
+// TestComplete: on an MrDAM and two DrDAMs, for holes of several shapes
+// (a row with nothing visible, one with nothing missing among them), with
+// and without a fill, a box and a tolerance, Complete leaves x as it was,
+// returns the visible entries bit for bit, and returns what Recall returns
+// from the equivalent start (the fill, or 0, in the holes) and mask (the
+// visible entries), bit for bit.
+func TestComplete(t *testing.T) {
+	const d, k, b = 12, 6, 4
+	xi := grayPatterns(301, k, d)
+	fill := make([]float64, d)
+	for i := range fill {
+		fill[i] = 0.5 / math.Sqrt(d)
+	}
+	models := []Model{
+		mustMrDAM(t, Config{D: d, Beta: 20}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 20, Y: 2000, Seed: 1}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 20, Y: 2000, Seed: 1, Similarity: Dot}, xi),
+	}
+	for _, tc := range []struct {
+		name string
+		miss func(q, i int) bool
+		opt  CompleteOptions
+	}{
+		{"second half", func(q, i int) bool { return i >= d/2 }, CompleteOptions{RecallOptions: RecallOptions{Step: 0.1, MaxSteps: 40}}},
+		{"second half, filled", func(q, i int) bool { return i >= d/2 }, CompleteOptions{RecallOptions: RecallOptions{Step: 0.1, MaxSteps: 40}, Fill: fill}},
+		{"scattered, box and tol", func(q, i int) bool { return (q*5+i*3)%4 == 0 }, CompleteOptions{RecallOptions: RecallOptions{Step: 0.2, MaxSteps: 300, Tol: 1e-9, Box: &Box{Lo: 0, Hi: 1 / math.Sqrt(d)}}, Fill: fill}},
+		{"row 0 all missing, row 1 none", func(q, i int) bool { return q == 0 || q > 1 && i%2 == 1 }, CompleteOptions{RecallOptions: RecallOptions{Step: 0.1, MaxSteps: 25}, Fill: fill}},
+	} {
+		for _, m := range models {
+			x := holes(xi[:b*d], d, tc.miss)
+			keep := slices.Clone(x)
+			res, err := Complete(m, x, tc.opt)
+			if err != nil {
+				t.Fatalf("%s, %T: %v", tc.name, m, err)
+			}
+			for j := range x {
+				if math.Float64bits(x[j]) != math.Float64bits(keep[j]) {
+					t.Fatalf("%s, %T: x[%d] changed from %v to %v", tc.name, m, j, keep[j], x[j])
+				}
+			}
+			// The equivalent recall, built here from its definition.
+			start, mask := make([]float64, b*d), make([]bool, b*d)
+			for j, v := range x {
+				switch {
+				case !math.IsNaN(v):
+					start[j], mask[j] = v, true
+				case tc.opt.Fill != nil:
+					start[j] = tc.opt.Fill[j%d]
+				}
+			}
+			ro := tc.opt.RecallOptions
+			ro.Clamp = mask
+			want, err := Recall(m, start, ro)
+			if err != nil {
+				t.Fatal(err)
+			}
+			moved := 0
+			for j, v := range res.X {
+				if math.Float64bits(v) != math.Float64bits(want.X[j]) {
+					t.Fatalf("%s, %T: X[%d] = %v, Recall's %v", tc.name, m, j, v, want.X[j])
+				}
+				if mask[j] && math.Float64bits(v) != math.Float64bits(x[j]) {
+					t.Fatalf("%s, %T: visible entry %d changed from %v to %v", tc.name, m, j, x[j], v)
+				}
+				if !mask[j] && v != start[j] {
+					moved++
+				}
+			}
+			if moved == 0 {
+				t.Errorf("%s, %T: no missing entry moved", tc.name, m)
+			}
+			if !slices.Equal(res.Steps, want.Steps) || !slices.Equal(res.Outcome, want.Outcome) {
+				t.Errorf("%s, %T: steps %v, outcomes %v; Recall's %v, %v", tc.name, m, res.Steps, res.Outcome, want.Steps, want.Outcome)
+			}
+			for q := range res.Energy {
+				if !slices.Equal(res.Energy[q], want.Energy[q]) {
+					t.Errorf("%s, %T: row %d's energies differ from Recall's", tc.name, m, q+1)
+				}
+			}
+		}
+	}
+}
+
+// TestCompleteStoredPattern: each of a few stored patterns with half its
+// entries missing completes to itself on an MrDAM of large β. At β = 1000
+// the nearest other pattern is farther by ‖Δ‖² ≈ 0.05 on the visible half
+// (D = 16, gray patterns in [0, 1/√D]), so its weight is about
+// exp(−1000·0.05/2) ≈ 1e−11 of the stored pattern's; η = 0.5 halves the
+// distance to the fixed point each step, 200 steps leave 2⁻²⁰⁰ of it; 1e−9
+// is far above both and far below the 0.01 of a wrong pattern.
+func TestCompleteStoredPattern(t *testing.T) {
+	const d, k = 16, 4
+	xi := grayPatterns(311, k, d)
+	m := mustMrDAM(t, Config{D: d, Beta: 1000}, xi)
+	x := holes(xi, d, func(q, i int) bool { return (i+q)%2 == 0 })
+	res, err := Complete(m, x, CompleteOptions{RecallOptions: RecallOptions{Step: 0.5, MaxSteps: 200}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j, v := range res.X {
+		if math.Abs(v-xi[j]) > 1e-9 {
+			t.Errorf("row %d, column %d: completed to %v, stored %v", j/d+1, j%d+1, v, xi[j])
+		}
+	}
+}
+
+// TestCompleteErrors: ±Inf names its row and column, and the other bad
+// inputs are refused with what is wrong.
+func TestCompleteErrors(t *testing.T) {
+	const d = 4
+	m := mustMrDAM(t, Config{D: d, Beta: 10}, grayPatterns(1, 3, d))
+	ok := RecallOptions{Step: 0.1, MaxSteps: 5}
+	nan := math.NaN()
+	for _, tc := range []struct {
+		name string
+		x    []float64
+		opt  CompleteOptions
+		want string
+	}{
+		{"+Inf", []float64{0, 0, 0, 0, 0, nan, math.Inf(1), 0}, CompleteOptions{RecallOptions: ok}, "row 2, column 3 is +Inf"},
+		{"-Inf", []float64{math.Inf(-1), 0, 0, 0}, CompleteOptions{RecallOptions: ok}, "row 1, column 1 is -Inf"},
+		{"no rows", nil, CompleteOptions{RecallOptions: ok}, "no rows"},
+		{"ragged", []float64{0, 0, 0}, CompleteOptions{RecallOptions: ok}, "not a whole number of rows"},
+		{"fill of wrong length", []float64{0, nan, 0, 0}, CompleteOptions{RecallOptions: ok, Fill: []float64{0}}, "the fill has 1 values"},
+		{"fill with NaN", []float64{0, nan, 0, 0}, CompleteOptions{RecallOptions: ok, Fill: []float64{0, nan, 0, 0}}, "fill's column 2 is NaN"},
+		{"a clamp", []float64{0, nan, 0, 0}, CompleteOptions{RecallOptions: RecallOptions{Step: 0.1, Clamp: make([]bool, d)}}, "Clamp must be nil"},
+		{"no step", []float64{0, nan, 0, 0}, CompleteOptions{}, "step size"},
+	} {
+		_, err := Complete(m, tc.x, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+		if strings.Contains(tc.name, "Inf") {
+			var re *RowError
+			if !errors.As(err, &re) {
+				t.Errorf("%s: %T, want a *RowError", tc.name, err)
+			}
+		}
+	}
+}
