@@ -469,6 +469,7 @@ func (s *Server) routes() {
 		{"POST /v1/memories/{name}/patterns:remove", func(w http.ResponseWriter, r *http.Request) error { return s.writePatterns(w, r, opRemove) }},
 		{"POST /v1/memories/{name}/energy", s.energy},
 		{"POST /v1/memories/{name}/recall", s.recall},
+		{"POST /v1/memories/{name}/complete", s.complete},
 		{"POST /v1/memories/{name}/snapshot", s.snapshot},
 		{"GET /v1/memories/{name}/snapshot", s.download},
 		{"PUT /v1/memories/{name}/merge", s.merge},

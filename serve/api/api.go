@@ -3,6 +3,15 @@
 // alone and none of the server's dependencies.
 package api
 
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
 // Config is the configuration of a memory: the fields of dam.Config's
 // codec (dam.Fields, which drdam encode's flags also are, with "-" for
 // "_"), with their names and defaults, but max_memory (the server's). PUT /v1/memories/{name} takes it; GET
@@ -101,6 +110,178 @@ type RecallResult struct {
 	Steps   []int     `json:"steps"`
 	Energy  []float64 `json:"energy"`
 	Outcome []string  `json:"outcome"`
+}
+
+// CompleteRequest is the body of POST …/complete: rows in which null
+// (NaN in Go) is a missing entry, to be completed by energy descent with
+// the visible entries clamped. Fill, if given, is where the missing
+// entries start (D numbers; default 0); step, max_steps, tol and box are
+// a recall's, with its defaults (RecallRequest). (In the patterns of an
+// addition, and the queries of an energy or a recall, null is refused:
+// there it is a mistake, here it is the point.)
+type CompleteRequest struct {
+	Rows     MissingRows `json:"rows"`
+	Fill     []float64   `json:"fill,omitempty"`
+	Step     float64     `json:"step,omitempty"`
+	MaxSteps int         `json:"max_steps,omitempty"`
+	Tol      float64     `json:"tol,omitempty"`
+	Box      *[2]float64 `json:"box,omitempty"`
+}
+
+// CompleteResult is its answer, a recall's (RecallResult): the completed
+// rows (their visible entries as sent, bit for bit), the steps each row
+// took, its final energy and how its descent ended.
+type CompleteResult struct {
+	X       Rows      `json:"x"`
+	Steps   []int     `json:"steps"`
+	Energy  []float64 `json:"energy"`
+	Outcome []string  `json:"outcome"`
+}
+
+// MissingRows are rows of numbers in which NaN is a missing entry: JSON
+// writes it null, and reads null as NaN (a number is read as
+// encoding/json reads it; a string, a boolean, an object or an array in
+// a row is an error naming its row and column, from 1). One row written
+// without the outer brackets, [v, …], is read as one row. ±Inf has no
+// JSON: writing it is an error naming its row and column.
+type MissingRows [][]float64
+
+// MarshalJSON writes the rows, NaN as null.
+func (m MissingRows) MarshalJSON() ([]byte, error) {
+	n := 2
+	for _, r := range m {
+		n += 2 + 20*len(r)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, r := range m {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		for j, v := range r {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			switch {
+			case math.IsNaN(v):
+				b = append(b, "null"...)
+			case math.IsInf(v, 0):
+				return nil, fmt.Errorf("row %d, column %d: %v has no JSON (a missing entry is NaN)", i+1, j+1, v)
+			default:
+				// encoding/json's form: exponents for the very small and
+				// the very large, the shortest digits that read back.
+				f := byte('f')
+				if a := math.Abs(v); a != 0 && (a < 1e-6 || a >= 1e21) {
+					f = 'e'
+				}
+				b = strconv.AppendFloat(b, v, f, -1, 64)
+			}
+		}
+		b = append(b, ']')
+	}
+	return append(b, ']'), nil
+}
+
+// UnmarshalJSON reads the rows, null as NaN (see MissingRows); rows of
+// different lengths are an error naming the first that differs from the
+// first row.
+func (m *MissingRows) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*m = nil
+		return nil
+	}
+	x, rows, err := DecodeMissing(b, 0)
+	if err != nil {
+		return err
+	}
+	if rows == 0 {
+		*m = MissingRows{}
+		return nil
+	}
+	*m = MissingRows(RowsOf(x, len(x)/rows))
+	return nil
+}
+
+// DecodeMissing reads a JSON array of rows of numbers and nulls (see
+// MissingRows), or one row, and returns its values row-major, null as
+// NaN, and the number of rows. Every row must have d values (d = 0: as
+// many as the first). Its errors name the row and column, from 1.
+func DecodeMissing(b []byte, d int) (x []float64, rows int, err error) {
+	t := bytes.TrimSpace(b)
+	if len(t) == 0 || t[0] != '[' {
+		return nil, 0, fmt.Errorf("want [[…], …], rows of numbers or null, found %.40s", t)
+	}
+	if in := bytes.TrimSpace(t[1:]); len(in) > 0 && in[0] != '[' && in[0] != ']' {
+		t = append(append([]byte{'['}, t...), ']') // one row
+	}
+	var cells [][]cell
+	if err := json.Unmarshal(t, &cells); err != nil {
+		return nil, 0, locate(t, err)
+	}
+	if len(cells) == 0 {
+		return nil, 0, nil
+	}
+	if d == 0 {
+		d = len(cells[0])
+	}
+	for i, r := range cells {
+		if len(r) != d {
+			return nil, 0, fmt.Errorf("row %d has %d values, want D = %d", i+1, len(r), d)
+		}
+	}
+	x = make([]float64, 0, len(cells)*d)
+	for _, r := range cells {
+		for _, v := range r {
+			x = append(x, float64(v))
+		}
+	}
+	return x, len(cells), nil
+}
+
+// locate names the row and column of the value that made reading rows of
+// cells fail with err (a value that is not a number or null), or returns
+// err as it is if no value is to blame.
+func locate(t []byte, err error) error {
+	var raw [][]json.RawMessage
+	if json.Unmarshal(t, &raw) != nil {
+		return fmt.Errorf("want [[…], …], rows of numbers or null: %w", err)
+	}
+	for i, r := range raw {
+		for j, v := range r {
+			var c cell
+			if cerr := c.UnmarshalJSON(v); cerr != nil {
+				return fmt.Errorf("row %d, column %d: %w", i+1, j+1, cerr)
+			}
+		}
+	}
+	return err
+}
+
+// cell is one entry of MissingRows: a number, or null (NaN).
+type cell float64
+
+// errCell is the error of a value of a row that is neither a number nor
+// null.
+var errCell = errors.New("want a number, or null for a missing entry")
+
+func (c *cell) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*c = cell(math.NaN())
+		return nil
+	}
+	if len(b) > 0 && (b[0] == '-' || '0' <= b[0] && b[0] <= '9') {
+		f, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return fmt.Errorf("%s is out of a float64's range", b)
+		}
+		*c = cell(f)
+		return nil
+	}
+	if len(b) > 40 {
+		b = append(b[:40:40], "…"...)
+	}
+	return fmt.Errorf("%w, found %s", errCell, b)
 }
 
 // Snapshot is the answer to POST …/snapshot: the model file written (on
