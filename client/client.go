@@ -363,6 +363,24 @@ func (c *Client) Recall(ctx context.Context, name string, req api.RecallRequest)
 	return out, err
 }
 
+// Complete completes the rows of req.Rows, in which NaN is a missing
+// entry (sent as null: api.MissingRows), by a descent of the energy of
+// the memory name with the visible entries clamped and the missing ones
+// started at req.Fill (or 0); see api.CompleteRequest for the step,
+// max_steps, tol and box, a recall's. It returns the completed rows
+// (their visible entries as sent, bit for bit), the steps, the final
+// energies and the outcomes. It is a read: retried as Recall is, with no
+// Idempotency-Key. ±Inf fails before anything is sent (JSON has none).
+func (c *Client) Complete(ctx context.Context, name string, req api.CompleteRequest) (api.CompleteResult, error) {
+	var out api.CompleteResult
+	r, err := jsonRequest("Complete", name, "POST", memPath(name, "/complete"), req)
+	if err != nil {
+		return out, err
+	}
+	_, err = c.do(ctx, r, &out)
+	return out, err
+}
+
 // Snapshot makes the server write a snapshot of the memory name now (a
 // model file on the server's disk, and its log emptied) and returns its
 // path and count.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -207,7 +208,7 @@ func wantNpy(t *testing.T, b []byte) {
 	}
 }
 
-// TestRetryReads: every read (Health, List, Get, Energy, Recall,
+// TestRetryReads: every read (Health, List, Get, Energy, Recall, Complete,
 // Metrics, Download) and the other calls (Create, Delete, Snapshot)
 // answered by a 503 and a 502, then a 200, make 3 attempts, carry no
 // Idempotency-Key (nor does a write with WithoutIdempotencyKeys), and
@@ -226,6 +227,10 @@ func TestRetryReads(t *testing.T) {
 		{"Get", true, func(c *client.Client) error { _, err := c.Get(ctx, "m"); return err }},
 		{"Energy", true, func(c *client.Client) error { _, err := c.Energy(ctx, "m", q, false); return err }},
 		{"Recall", true, func(c *client.Client) error { _, err := c.Recall(ctx, "m", api.RecallRequest{Queries: q}); return err }},
+		{"Complete", true, func(c *client.Client) error {
+			_, err := c.Complete(ctx, "m", api.CompleteRequest{Rows: api.MissingRows{{1, math.NaN()}}})
+			return err
+		}},
 		{"Create", true, func(c *client.Client) error { _, _, err := c.Create(ctx, "m", api.Config{D: 2}); return err }},
 		{"Delete", true, func(c *client.Client) error { return c.Delete(ctx, "m") }},
 		{"Snapshot", true, func(c *client.Client) error { _, err := c.Snapshot(ctx, "m"); return err }},
