@@ -14,6 +14,8 @@ are lists.
     c.add("digits", [[0.5, 0, 0.5, 0], [0, 0.5, 0, 0.5]])
     r = c.recall("digits", [[0.5, 0, 0, 0]], mask=[True, True, False, False])
     r["x"]  # the recalled states
+    r = c.complete("digits", [[0.5, None, 0.5, None]])  # None (or NaN): missing
+    r["x"]  # the completed rows, the visible entries as sent
 
 An error status answered by the server raises DrdamError(status, field,
 message); a server that cannot be reached raises urllib's URLError (an
@@ -118,6 +120,32 @@ def _rows(x):
     if x and not isinstance(x[0], (list, tuple)) and not _is_array(x[0]):
         x = [x]  # one row
     return [[float(v) for v in row] for row in x]
+
+
+def _missing_rows(x):
+    """x (a numpy array, a list of rows, or one row) as a list of rows of
+    floats, None for a missing entry (None or NaN): JSON's null."""
+    if _is_array(x):
+        x = x.tolist()
+    x = list(x)
+    if x and not isinstance(x[0], (list, tuple)) and not _is_array(x[0]):
+        x = [x]  # one row
+    out = []
+    for i, row in enumerate(x):
+        r = []
+        for j, v in enumerate(row.tolist() if _is_array(row) else row):
+            if v is None:
+                r.append(None)
+                continue
+            v = float(v)
+            if v != v:
+                r.append(None)
+            elif v in (float("inf"), float("-inf")):
+                raise ValueError("row %d, column %d: %r has no JSON (a missing entry is None or NaN)" % (i + 1, j + 1, v))
+            else:
+                r.append(v)
+        out.append(r)
+    return out
 
 
 def npy_bytes(x):
@@ -329,6 +357,45 @@ class Client:
         if box is not None:
             body["box"] = [float(box[0]), float(box[1])]
         out = self._request("POST", self._path(name, "/recall"), body)[1]
+        out["x"] = self._array(out["x"])
+        out["energy"] = self._array(out["energy"])
+        return out
+
+    def complete(self, name, rows, fill=None, step=None, max_steps=None, tol=None, box=None, npy=None):
+        """Complete rows with missing entries by a descent of the energy of
+        the memory name: rows (lists of D values, or one row) with None (or
+        NaN) for a missing entry, or a numpy array with NaN. The visible
+        entries are clamped and come back as sent; the missing ones start
+        at fill (D numbers; 0 if None: a start near the answer, such as the
+        columns' means, completes better) and descend with step (0.1),
+        max_steps (300), tol (0) and box (lo, hi), a recall's options. A row
+        with nothing visible descends from the fill. Return {"x": the
+        completed rows, "steps": [...], "energy": [...], "outcome":
+        ["converged" | "max-steps" | "stalled", ...]} (numpy arrays for x
+        and energy if numpy is in use). A numpy array is sent as a .npy body
+        when no option is given (the .npy body takes the defaults), else as
+        JSON with null for NaN; npy=True/False forces either. +-Inf raises
+        ValueError naming its row and column. (Only here does null mean
+        missing: add, energy and recall refuse it.)"""
+        opts = {}
+        if fill is not None:
+            opts["fill"] = [float(v) for v in (fill.tolist() if _is_array(fill) else fill)]
+        for key, v in (("step", step), ("max_steps", max_steps), ("tol", tol)):
+            if v is not None:
+                opts[key] = v
+        if box is not None:
+            opts["box"] = [float(box[0]), float(box[1])]
+        if npy is None:
+            npy = _is_array(rows) and not opts
+        if npy and opts:
+            raise ValueError("a .npy body takes the default options: send JSON (npy=False) to give %s" % ", ".join(sorted(opts)))
+        path = self._path(name, "/complete")
+        if npy:
+            out = self._request("POST", path, npy_bytes(rows), "application/x-npy")[1]
+        else:
+            body = {"rows": _missing_rows(rows)}
+            body.update(opts)
+            out = self._request("POST", path, body)[1]
         out["x"] = self._array(out["x"])
         out["energy"] = self._array(out["energy"])
         return out

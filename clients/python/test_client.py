@@ -149,6 +149,63 @@ class Base:
         self.assertEqual(r2["steps"], [20, 20])
         self.assertEqual(len(self.c.recall(self.name, q, max_steps=3)["steps"]), 1)
 
+    def test_complete(self):
+        """Rows with None (lists) or NaN (numpy) come back with their
+        visible entries as sent and the missing ones completed (within the
+        patterns' box); the same rows as lists, as a numpy array in JSON
+        and as a .npy body give the same answer, to the bit; a row with
+        nothing visible descends from the fill; bad rows raise."""
+        self.c.create(self.name, d=D, rep="mrdam", beta=200)
+        x = patterns(6, 5)
+        self.c.add(self.name, x)
+        nan = float("nan")
+        rows = [list(r) for r in x[:3]]
+        for i, r in enumerate(rows):
+            for j in range(D):
+                if (i + j) % 2 == 0:
+                    r[j] = None
+        rows[2] = [None] * D  # nothing visible
+        fill = [0.5 / math.sqrt(D)] * D
+        r = self.c.complete(self.name, rows, fill=fill, max_steps=200, tol=1e-12)
+        self.assertEqual(len(r["steps"]), 3)
+        self.assertTrue(all(o in ("converged", "max-steps", "stalled") for o in r["outcome"]), r["outcome"])
+        xr = tolist(r["x"])
+        if self.numpy:
+            self.assertIsInstance(r["x"], _np.ndarray)
+        for i, row in enumerate(rows):
+            for j, v in enumerate(row):
+                if v is not None:
+                    self.assertEqual(xr[i][j], v, "row %d, column %d: the visible entry moved" % (i + 1, j + 1))
+                else:
+                    self.assertTrue(-0.5 < xr[i][j] < 1, "row %d, column %d: %r" % (i + 1, j + 1, xr[i][j]))
+        # The same rows with NaN, and as a numpy array (JSON, then .npy
+        # with the default options): the same answers.
+        with_nan = [[nan if v is None else v for v in row] for row in rows]
+        same = self.c.complete(self.name, self.data(with_nan), fill=fill, max_steps=200, tol=1e-12)
+        self.assertEqual(tolist(same["x"]), xr)
+        self.assertEqual(tolist(same["energy"]), tolist(r["energy"]))
+        default = self.c.complete(self.name, rows, npy=False)
+        self.assertEqual(tolist(self.c.complete(self.name, self.data(with_nan), npy=True)["x"]), tolist(default["x"]))
+        # One row, not nested.
+        self.assertEqual(len(self.c.complete(self.name, rows[0], max_steps=3)["steps"]), 1)
+        # Errors: a short row, a string, a null in the fill (the server's);
+        # Inf and a .npy with options (the client's).
+        for bad, field in (([[0.1, None]], "rows"), ([[0.1, "x"] + [None] * (D - 2)], "rows")):
+            with self.assertRaises(DrdamError) as cm:
+                self.c._request("POST", self.c._path(self.name, "/complete"), {"rows": bad})
+            self.assertEqual((cm.exception.status, cm.exception.field), (400, field))
+        with self.assertRaises(DrdamError) as cm:
+            self.c._request("POST", self.c._path(self.name, "/complete"), {"rows": rows, "fill": [None] * D})
+        self.assertEqual((cm.exception.status, cm.exception.field), (400, "fill"))
+        with self.assertRaises(DrdamError) as cm:
+            self.c.complete(self.name, rows, max_steps=10 ** 9)
+        self.assertEqual((cm.exception.status, cm.exception.field), (422, "max_steps"))
+        with self.assertRaises(ValueError) as cm:
+            self.c.complete(self.name, [[float("inf")] + [None] * (D - 1)])
+        self.assertIn("row 1, column 1", str(cm.exception))
+        with self.assertRaises(ValueError):
+            self.c.complete(self.name, rows, npy=True, max_steps=3)
+
     def test_snapshot_download_merge(self):
         self.c.create(self.name, CONFIG)
         self.c.add(self.name, patterns(12, 3))
@@ -335,6 +392,7 @@ class TestRetries(unittest.TestCase):
             ("get", lambda c: c.get("m")),
             ("energy", lambda c: c.energy("m", [[1.0, 2.0]])),
             ("recall", lambda c: c.recall("m", [[1.0, 2.0]])),
+            ("complete", lambda c: c.complete("m", [[1.0, None]])),
             ("create", lambda c: c.create("m", d=2)),
             ("delete", lambda c: c.delete("m")),
             ("snapshot", lambda c: c.snapshot("m")),
