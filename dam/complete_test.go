@@ -103,17 +103,32 @@ func TestComplete(t *testing.T) {
 }
 
 // TestCompleteStoredPattern: each of a few stored patterns with half its
-// entries missing completes to itself on an MrDAM of large β. At β = 1000
-// the nearest other pattern is farther by ‖Δ‖² ≈ 0.05 on the visible half
-// (D = 16, gray patterns in [0, 1/√D]), so its weight is about
-// exp(−1000·0.05/2) ≈ 1e−11 of the stored pattern's; η = 0.5 halves the
-// distance to the fixed point each step, 200 steps leave 2⁻²⁰⁰ of it; 1e−9
-// is far above both and far below the 0.01 of a wrong pattern.
+// entries missing completes to itself on an MrDAM of large β. Near
+// pattern ν the missing entries' fixed point is Σ_μ p_μ ξ_μ, and another
+// pattern's weight is at most exp(−β δ²/2), δ² its squared distance to ν
+// on ν's visible entries (checked below: under 1e−11 at β = 1000); η = 0.5
+// halves the distance to the fixed point each step, 200 steps leave
+// 2⁻²⁰⁰ of it; 1e−9 is far above both and far below the 0.01 by which a
+// wrong pattern would miss.
 func TestCompleteStoredPattern(t *testing.T) {
 	const d, k = 16, 4
 	xi := grayPatterns(311, k, d)
 	m := mustMrDAM(t, Config{D: d, Beta: 1000}, xi)
-	x := holes(xi, d, func(q, i int) bool { return (i+q)%2 == 0 })
+	miss := func(q, i int) bool { return (i+q)%2 == 0 }
+	for q := range k {
+		for o := range k {
+			var dd float64
+			for i := range d {
+				if o != q && !miss(q, i) {
+					dd += (xi[q*d+i] - xi[o*d+i]) * (xi[q*d+i] - xi[o*d+i])
+				}
+			}
+			if w := math.Exp(-1000 * dd / 2); o != q && w > 1e-11 {
+				t.Fatalf("patterns %d and %d: a weight of %.3g on %d's visible entries, too close for this test", q+1, o+1, w, q+1)
+			}
+		}
+	}
+	x := holes(xi, d, miss)
 	res, err := Complete(m, x, CompleteOptions{RecallOptions: RecallOptions{Step: 0.5, MaxSteps: 200}})
 	if err != nil {
 		t.Fatal(err)
