@@ -107,6 +107,7 @@ func TestBadRequests(t *testing.T) {
 		{"recall: negative step", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `], "step": -0.1}`, nil, 422, "step"},
 		{"recall: empty box", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `], "box": [1, 0]}`, nil, 422, "box"},
 		{"recall: box of three", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `], "box": [0, 1, 2]}`, nil, 400, "box"},
+		{"recall: a query too large for the model", "POST", "/v1/memories/m/recall", j, `{"queries": [[1e300, 0, 0, 0]]}`, nil, 422, "queries"},
 		{"recall: mask of wrong length", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `], "mask": [true, false]}`, nil, 400, "mask"},
 		{"recall: mask rows not B", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `,` + row + `,` + row + `], "mask": [[1,0,0,0],[1,0,0,0]]}`, nil, 400, "mask"},
 		{"recall: mask of strings", "POST", "/v1/memories/m/recall", j, `{"queries": [` + row + `], "mask": ["a","b","c","d"]}`, nil, 400, "mask"},

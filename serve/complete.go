@@ -63,12 +63,11 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) error {
 	}
 	res, err := s.descend(r, mem, x0, ro, nil)
 	if err != nil {
-		// descend names the mask for what its descent's start refuses
-		// (a row too large for the model: dam's checks of queries);
-		// here the mask is made of the rows.
+		// descend names the queries for a row the model refuses (a
+		// value too large for it); here they are the rows.
 		var fe *FieldError
-		if errors.As(err, &fe) && fe.Field == "mask" {
-			fe.Status, fe.Field = 422, "rows"
+		if errors.As(err, &fe) && fe.Field == "queries" {
+			fe.Field = "rows"
 		}
 		return err
 	}

@@ -164,6 +164,13 @@ func (s *Server) descend(r *http.Request, mem *memory, x []float64, o dam.Recall
 		return nil, fieldErr(422, "", "%v", err)
 	}
 	if err := ds.Start(x); err != nil {
+		// A query the model refuses (a value too large for it: dam's
+		// checks of queries) is the queries'; what else Start refuses is
+		// the mask's shape.
+		var re *dam.RowError
+		if errors.As(err, &re) {
+			return nil, fieldErr(422, "queries", "%v", err)
+		}
 		return nil, fieldErr(400, "mask", "%v", err)
 	}
 	ctx := r.Context()
