@@ -11,6 +11,7 @@
 //	info, created, err := c.Create(ctx, "digits", api.Config{D: 784, Beta: 30, Y: 20000})
 //	w, err := c.AddFlat(ctx, "digits", x, 784) // a .npy body: no JSON of numbers
 //	res, err := c.Recall(ctx, "digits", api.RecallRequest{Queries: q, Mask: mask})
+//	done, err := c.Complete(ctx, "digits", api.CompleteRequest{Rows: api.MissingRows(api.RowsOf(x, 784))}) // NaN: missing
 //
 // The request and answer types are those of package serve/api, which this
 // package imports alone of the server's packages (with npy, for .npy
