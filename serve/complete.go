@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"mime"
 	"net/http"
 
 	"github.com/drdam/drdam/dam"
-	"github.com/drdam/drdam/npy"
 	"github.com/drdam/drdam/serve/api"
 )
 
@@ -88,52 +85,9 @@ func (s *Server) complete(w http.ResponseWriter, r *http.Request) error {
 // dam.CompletionStart does.
 func readMissing(r *http.Request, d, maxRows int) ([]float64, map[string]json.RawMessage, error) {
 	const field = "rows"
-	ct := r.Header.Get("Content-Type")
-	mt, _, _ := mime.ParseMediaType(ct)
-	switch mt {
-	case "application/x-npy":
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			return nil, nil, err
-		}
-		a, err := npy.Read(bytes.NewReader(body))
-		if err != nil {
-			return nil, nil, fieldErr(400, field, "%v", err)
-		}
-		rows, cols := 1, 0
-		switch len(a.Shape) {
-		case 1:
-			cols = a.Shape[0]
-		case 2:
-			rows, cols = a.Shape[0], a.Shape[1]
-		default:
-			return nil, nil, fieldErr(400, field, "want a 2-D array of rows of D = %d values, found shape %s", d, npy.FormatShape(a.Shape))
-		}
-		if err := checkRows(field, nil, rows, cols, d, maxRows); err != nil {
-			return nil, nil, err
-		}
-		return a.Data, nil, nil
-	case "", "application/json", formType:
-	default:
-		return nil, nil, fieldErr(415, "Content-Type", "want application/json or application/x-npy, found %q", ct)
-	}
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(&raw); err != nil {
-		if perr := passThrough(err); perr != nil {
-			return nil, nil, perr
-		}
-		return nil, nil, fieldErr(400, "", "the body is not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if perr := passThrough(err); perr != nil {
-			return nil, nil, perr
-		}
-		return nil, nil, fieldErr(400, "", "the body holds more than one JSON value")
-	}
-	v, ok := raw[field]
-	if !ok {
-		return nil, nil, fieldErr(400, field, "missing: want [[…], …], rows of D = %d numbers, null for a missing entry", d)
+	body, raw, v, err := readBody(r, field, d, maxRows, false, ", null for a missing entry")
+	if err != nil || raw == nil { // an error, or a .npy body
+		return body, nil, err
 	}
 	delete(raw, field)
 	x, rows, err := api.DecodeMissing(v, d)

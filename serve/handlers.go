@@ -215,52 +215,9 @@ const formType = "application/x-www-form-urlencoded"
 // and there may be at most max rows. It returns the values row-major and
 // the rest of the JSON body, for the other fields.
 func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[string]json.RawMessage, error) {
-	ct := r.Header.Get("Content-Type")
-	mt, _, _ := mime.ParseMediaType(ct)
-	switch mt {
-	case "application/x-npy":
-		b, err := io.ReadAll(r.Body)
-		if err != nil {
-			return nil, nil, err
-		}
-		a, err := npy.Read(bytes.NewReader(b))
-		if err != nil {
-			return nil, nil, fieldErr(400, field, "%v", err)
-		}
-		rows, cols := 1, 0
-		switch len(a.Shape) {
-		case 1:
-			cols = a.Shape[0]
-		case 2:
-			rows, cols = a.Shape[0], a.Shape[1]
-		default:
-			return nil, nil, fieldErr(400, field, "want a 2-D array of rows of D = %d values, found shape %s", d, npy.FormatShape(a.Shape))
-		}
-		if err := checkRows(field, a.Data, rows, cols, d, maxRows); err != nil {
-			return nil, nil, err
-		}
-		return a.Data, nil, nil
-	case "", "application/json", formType:
-	default:
-		return nil, nil, fieldErr(415, "Content-Type", "want application/json or application/x-npy, found %q", ct)
-	}
-	var raw map[string]json.RawMessage
-	dec := json.NewDecoder(r.Body)
-	if err := dec.Decode(&raw); err != nil {
-		if perr := passThrough(err); perr != nil {
-			return nil, nil, perr
-		}
-		return nil, nil, fieldErr(400, "", "the body is not a JSON object: %v", err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		if perr := passThrough(err); perr != nil {
-			return nil, nil, perr
-		}
-		return nil, nil, fieldErr(400, "", "the body holds more than one JSON value")
-	}
-	v, ok := raw[field]
-	if !ok {
-		return nil, nil, fieldErr(400, field, "missing: want [[…], …], rows of D = %d numbers", d)
+	body, raw, v, err := readBody(r, field, d, maxRows, true, "")
+	if err != nil || raw == nil { // an error, or a .npy body
+		return body, nil, err
 	}
 	var rows [][]float64
 	if t := bytes.TrimSpace(v); string(t) == "null" || len(t) > 0 && t[0] != '[' {
@@ -293,6 +250,66 @@ func readRows(r *http.Request, field string, d, maxRows int) ([]float64, map[str
 	}
 	delete(raw, field)
 	return data, raw, nil
+}
+
+// readBody reads the body of a request whose rows are in field: a .npy
+// body (application/x-npy) of a 2-D array, or a 1-D one for one row,
+// returned as data (raw nil), its shape checked (413 past maxRows) and,
+// with finite, its values; or a JSON object, returned whole in raw (not
+// nil) with the text of field in v. note ends the message of a missing field (after
+// "rows of D numbers").
+func readBody(r *http.Request, field string, d, maxRows int, finite bool, note string) (data []float64, raw map[string]json.RawMessage, v json.RawMessage, err error) {
+	ct := r.Header.Get("Content-Type")
+	mt, _, _ := mime.ParseMediaType(ct)
+	switch mt {
+	case "application/x-npy":
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		a, err := npy.Read(bytes.NewReader(b))
+		if err != nil {
+			return nil, nil, nil, fieldErr(400, field, "%v", err)
+		}
+		rows, cols := 1, 0
+		switch len(a.Shape) {
+		case 1:
+			cols = a.Shape[0]
+		case 2:
+			rows, cols = a.Shape[0], a.Shape[1]
+		default:
+			return nil, nil, nil, fieldErr(400, field, "want a 2-D array of rows of D = %d values, found shape %s", d, npy.FormatShape(a.Shape))
+		}
+		check := a.Data
+		if !finite {
+			check = nil
+		}
+		if err := checkRows(field, check, rows, cols, d, maxRows); err != nil {
+			return nil, nil, nil, err
+		}
+		return a.Data, nil, nil, nil
+	case "", "application/json", formType:
+	default:
+		return nil, nil, nil, fieldErr(415, "Content-Type", "want application/json or application/x-npy, found %q", ct)
+	}
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(&raw); err != nil {
+		if perr := passThrough(err); perr != nil {
+			return nil, nil, nil, perr
+		}
+		return nil, nil, nil, fieldErr(400, "", "the body is not a JSON object: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if perr := passThrough(err); perr != nil {
+			return nil, nil, nil, perr
+		}
+		return nil, nil, nil, fieldErr(400, "", "the body holds more than one JSON value")
+	}
+	v, ok := raw[field]
+	if !ok {
+		return nil, nil, nil, fieldErr(400, field, "missing: want [[…], …], rows of D = %d numbers%s", d, note)
+	}
+	return nil, raw, v, nil
 }
 
 // notNumber finds the first value of a JSON array of rows (or of one
