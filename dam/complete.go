@@ -19,7 +19,7 @@ type CompleteOptions struct {
 	// them at 0. The start matters: the descent goes to a minimum of the
 	// energy near it, not to the global one, so a start close to the
 	// answer (the columns' means, a mean image, a k-NN imputation such as
-	// package baseline's) completes better, and in fewer steps, than 0.
+	// package baseline's) can reach a memory that a start at 0 does not.
 	Fill []float64
 }
 
