@@ -155,13 +155,21 @@ func runCompleteRows(e *env, args []string) error {
 	if opt.Fill, err = readFill(*c.fill, m.Dim()); err != nil {
 		return err
 	}
+	rows, err := dataio.OpenRowsMissing(*c.queries)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	if rows.Cols() != m.Dim() {
+		return fmt.Errorf("%s: queries have %d columns, but the model has dimension D = %d", *c.queries, rows.Cols(), m.Dim())
+	}
 	streams, err := c.outputs(m.Dim())
 	if err != nil {
 		return err
 	}
 	sum := &completeSummary{}
 	err = writeStreams(streams, nil, func(ws []*dataio.StreamWriter) error {
-		return c.complete(e, m, opt, ws, sum)
+		return c.complete(e, m, rows, opt, ws, sum)
 	})
 	if err != nil {
 		return err
@@ -232,15 +240,10 @@ func writeStreams(ss []stream, ws []*dataio.StreamWriter, fn func([]*dataio.Stre
 	return err
 }
 
-// complete completes the queries a chunk at a time (cli.Complete) with a
+// complete completes the queries of rows a chunk at a time (cli.Complete) with a
 // progress line, writing each chunk to the streams ws (out, steps,
 // outcome) and adding it to sum.
-func (c *completeData) complete(e *env, m dam.Memory, opt dam.CompleteOptions, ws []*dataio.StreamWriter, sum *completeSummary) error {
-	rows, err := dataio.OpenRowsMissing(*c.queries)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
+func (c *completeData) complete(e *env, m dam.Memory, rows *dataio.Rows, opt dam.CompleteOptions, ws []*dataio.StreamWriter, sum *completeSummary) error {
 	pr := newProgress(e)
 	defer pr.done()
 	run := cli.Complete{Options: opt, ChunkRows: completeRows, Budget: budgetOf(c.budget),
@@ -251,7 +254,7 @@ func (c *completeData) complete(e *env, m dam.Memory, opt dam.CompleteOptions, w
 		Progress: func(done, read, all int64) {
 			pr.rate("completing the queries of "+*c.queries, done, read, all)
 		}}
-	_, err = run.Run(e.context(), m, rows)
+	_, err := run.Run(e.context(), m, rows)
 	return err
 }
 
