@@ -30,9 +30,12 @@ type Rows struct {
 	closer io.Closer // the current file, if Rows opened it
 	count  *counter  // bytes read from the current file
 	cols   int
-	row    int // rows read from the current file
-	first  int // the row of the current file at which the last chunk starts
-	total  int64
+	// missing reads an empty field (and ARFF's ?) as NaN, a missing
+	// entry (OpenRowsMissing).
+	missing bool
+	row     int // rows read from the current file
+	first   int // the row of the current file at which the last chunk starts
+	total   int64
 	// Bytes of the files finished, and of all of them (or -1 if a size is
 	// not known), for Progress.
 	bytesDone, bytesAll int64
@@ -65,12 +68,21 @@ func NewRows(r io.Reader, name string) (*Rows, error) {
 // the _SUCCESS markers of Hadoop and Spark). The files are read in
 // the order of their names, and must have the same number of columns.
 // A glob or a folder with no file is an error.
-func OpenRows(pattern string) (*Rows, error) {
+func OpenRows(pattern string) (*Rows, error) { return openRows(pattern, false) }
+
+// OpenRowsMissing opens pattern as OpenRows does, for rows with missing
+// entries: an empty field of a CSV/TSV file and a missing value (?) of an
+// ARFF file are read as NaN, as are the NaN and nan that every format
+// reads (a .npy NaN is NaN). drdam complete reads its queries this way;
+// what a NaN means is the caller's (dam.Complete: a missing entry).
+func OpenRowsMissing(pattern string) (*Rows, error) { return openRows(pattern, true) }
+
+func openRows(pattern string, missing bool) (*Rows, error) {
 	paths, err := ShardPaths(pattern)
 	if err != nil {
 		return nil, err
 	}
-	rs := &Rows{paths: paths[1:], bytesAll: 0}
+	rs := &Rows{paths: paths[1:], bytesAll: 0, missing: missing}
 	for _, p := range paths {
 		st, err := os.Stat(p)
 		if err != nil || !st.Mode().IsRegular() {
@@ -177,11 +189,15 @@ func (rs *Rows) start(r io.Reader, name string) error {
 	case formatNPY:
 		src, err = newNPYRows(r, name)
 	case formatARFF:
-		src, err = newARFFRows(r, name)
+		src, err = newARFFRows(r, name, rs.missing)
 	case formatIDX:
 		src, err = newIDXStream(r, name)
 	default:
-		src, err = newTextRows(r, name, f, parseNumber)
+		parse := parseNumber
+		if rs.missing {
+			parse = parseMissing
+		}
+		src, err = newTextRows(r, name, f, parse)
 	}
 	if err != nil {
 		return err
@@ -496,15 +512,16 @@ type arffRows struct {
 	numeric []int // the numeric attributes
 	row     []float64
 	strs    []string
+	missing bool // a missing value (?) is NaN, not an error
 }
 
-func newARFFRows(r io.Reader, name string) (*arffRows, error) {
+func newARFFRows(r io.Reader, name string, missing bool) (*arffRows, error) {
 	p := &arffParser{r: bufio.NewReaderSize(r, 1<<16), a: &ARFF{name: name}}
 	skipBOM(p.r)
 	if err := p.header(); err != nil {
 		return nil, err
 	}
-	s := &arffRows{p: p, row: make([]float64, len(p.a.Attributes)), strs: make([]string, len(p.a.Attributes))}
+	s := &arffRows{p: p, row: make([]float64, len(p.a.Attributes)), strs: make([]string, len(p.a.Attributes)), missing: missing}
 	for j, at := range p.a.Attributes {
 		if at.Type == Numeric {
 			s.numeric = append(s.numeric, j)
@@ -531,7 +548,7 @@ func (s *arffRows) read(dst []float64) (int, error) {
 			return 0, err
 		}
 		for i, j := range s.numeric {
-			if math.IsNaN(s.row[j]) {
+			if math.IsNaN(s.row[j]) && !s.missing {
 				return 0, fmt.Errorf("%s:%d: row %d, field %d (%s): want a number, found a missing value", a.name, s.p.line, a.Rows+1, j+1, quoteName(a.Attributes[j].Name))
 			}
 			dst[k*c+i] = s.row[j]

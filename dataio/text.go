@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,6 +27,15 @@ func parseNumber(s string) (float64, error) {
 		return 0, errNotNumber
 	}
 	return v, nil
+}
+
+// parseMissing parses a field of a row with missing entries: an empty
+// field is NaN, anything else as parseNumber parses it.
+func parseMissing(s string) (float64, error) {
+	if s == "" {
+		return math.NaN(), nil
+	}
+	return parseNumber(s)
 }
 
 // parseBool parses a mask field: a number, or true or false in any case.

@@ -7,9 +7,24 @@ import (
 	"github.com/drdam/drdam/paper"
 )
 
+// runComplete is drdam complete: with --model among the arguments, the
+// completion of the rows of a file (runCompleteRows); otherwise the image
+// demo. Its help shows both forms, the data form first.
 func runComplete(e *env, args []string) error {
+	if hasFlag(args, "model") {
+		return runCompleteRows(e, args)
+	}
+	if hasFlag(args, "help") || hasFlag(args, "h") {
+		newCompleteData().fs.printUsage(e.stdout)
+		fmt.Fprint(e.stdout, "\n\n")
+	}
+	return runCompleteImages(e, args)
+}
+
+// runCompleteImages is drdam complete's image form.
+func runCompleteImages(e *env, args []string) error {
 	fs := newFlags("complete", "", `
-Stores images in an MrDAM and in a DrDAM, occludes them (by default the
+The image form (without --model): stores images in an MrDAM and in a DrDAM, occludes them (by default the
 bottom two thirds, as the paper's Fig. 1), completes them by energy descent
 with the visible pixels clamped, and writes to --out:
   grid.png     one row per image: occluded query | DrDAM | MrDAM | original
@@ -50,7 +65,7 @@ Example:
 	bindParams(fs, ps)
 	out := fs.String("out", filepath.Join("out", "complete"), "output directory")
 	if err := fs.parse(e, args); err != nil {
-		return err
+		return withNote(err, imageFormNote)
 	}
 	c, err := def.Load()
 	if err != nil {

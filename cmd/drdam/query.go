@@ -97,14 +97,9 @@ a query that stopped earlier repeats its final energy.`)
 		return err
 	}
 	opt := dam.RecallOptions{Step: *step, MaxSteps: *maxSteps, Tol: *tol}
-	if *box != "" {
-		lo, hi, ok := strings.Cut(*box, ",")
-		l, err1 := strconv.ParseFloat(strings.TrimSpace(lo), 64)
-		h, err2 := strconv.ParseFloat(strings.TrimSpace(hi), 64)
-		if !ok || err1 != nil || err2 != nil {
-			return usagef("--box %q: want lo,hi, e.g. 0,0.125", *box)
-		}
-		opt.Box = &dam.Box{Lo: l, Hi: h}
+	var err error
+	if opt.Box, err = parseBox(*box); err != nil {
+		return err
 	}
 	m, q, err := openQueries(e, *model, *queries, budget, []file{{"mask", *maskPath}}, []file{{"out", *out}, {"steps", *stepsOut}, {"trace", *traceOut}, {"outcome", *outcomeOut}})
 	if err != nil {
@@ -232,21 +227,35 @@ func energyGrad(m dam.Memory, e, g, x []float64) ([]bool, error) {
 // name that were at the clip floor of a model of configuration c (rows
 // counted from 1, the first ten named), and says what their energy is.
 func floorWarning(w io.Writer, cmd, name string, floor []bool, c dam.Config) {
-	var rows []string
+	var rows []int
+	n := 0
 	for i, f := range floor {
 		if f {
-			rows = append(rows, strconv.Itoa(i+1))
+			n++
+			if len(rows) < 10 {
+				rows = append(rows, i+1)
+			}
 		}
 	}
-	if len(rows) == 0 {
+	floorWarningRows(w, cmd, name, rows, n, len(floor), c)
+}
+
+// floorWarningRows is floorWarning for n of total queries at the floor,
+// the first of them (up to ten) named by rows, counted from 1.
+func floorWarningRows(w io.Writer, cmd, name string, rows []int, n, total int, c dam.Config) {
+	if n == 0 {
 		return
 	}
-	list := strings.Join(rows[:min(len(rows), 10)], ", ")
-	if len(rows) > 10 {
-		list += fmt.Sprintf(" and %d more", len(rows)-10)
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = strconv.Itoa(r)
+	}
+	list := strings.Join(names, ", ")
+	if n > len(rows) {
+		list += fmt.Sprintf(" and %d more", n-len(rows))
 	}
 	what := "row " + list
-	if len(rows) > 1 {
+	if n > 1 {
 		what = "rows " + list
 	}
 	val := fmt.Sprintf("−log(ε)/β = %.6g", -math.Log(c.Epsilon)/c.Beta)
@@ -254,13 +263,13 @@ func floorWarning(w io.Writer, cmd, name string, floor []bool, c dam.Config) {
 		val += " + ½‖x‖²"
 	}
 	are, stop := "are", ""
-	if cmd == "recall" {
+	if cmd != "energy" {
 		are, stop = "stalled", "; the descent stopped them there (their final states are not retrievals)"
 	}
 	fmt.Fprintf(w, "drdam %s: warning: %d of %d queries %s at the clip floor (%s of %s): φ(x)·T < ε = %g there, "+
 		"so their energy is the floor %s, not an energy, and their gradient is %s%s. "+
 		"Such a query is far from every stored pattern at β = %g, or the estimate's noise at Y = %d hides its nearest ones: compare with an mrdam model, lower β or raise Y.\n",
-		cmd, len(rows), len(floor), are, what, name, c.Epsilon, val, gradOfFloor(c), stop, c.Beta, c.Y)
+		cmd, n, total, are, what, name, c.Epsilon, val, gradOfFloor(c), stop, c.Beta, c.Y)
 }
 
 // gradOfFloor names the gradient a DrDAM returns at its clip floor.

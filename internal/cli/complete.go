@@ -1,0 +1,151 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/dataio"
+)
+
+// DefaultCompleteRows is the number of rows that Complete completes at a
+// time, unless the budget asks for fewer.
+const DefaultCompleteRows = 1024
+
+// Complete is how the rows of a file with missing entries (NaN; read
+// with dataio.OpenRowsMissing) are completed on a model: a chunk of rows
+// at a time, read, completed by dam.Complete and handed to Emit, so that
+// memory holds the model and a chunk, whatever the number of rows. A
+// row's completion does not depend on the rows completed with it, so the
+// chunks' results are those of one dam.Complete of every row, bit for
+// bit. drdam complete --model completes its queries this way.
+type Complete struct {
+	// Options are dam.Complete's: the fill and the descent.
+	Options dam.CompleteOptions
+	// ChunkRows is the number of rows of a chunk (0: DefaultCompleteRows);
+	// Budget is the memory budget in bytes (0: dam.DefaultBudget()), of
+	// which a chunk's rows, their copies and their energy traces take a
+	// quarter at most.
+	ChunkRows int
+	Budget    int64
+	// Emit is called with each chunk's result, in the order of the rows;
+	// first is the chunk's first row, counted from 0 over every file. The
+	// result is not kept after Emit returns.
+	Emit func(res *dam.Result, first int64) error
+	// Progress, if not nil, is called after each chunk with the rows
+	// completed and Rows.Progress (what is read of the input, and its
+	// size).
+	Progress func(completed, read, all int64)
+}
+
+// Run completes the rows of rows on m and returns the number completed.
+// A row of the wrong width, and an infinite value, are errors naming the
+// file, its row and its column; so is an error of ctx (an interrupt)
+// between chunks, returned as it is.
+func (c Complete) Run(ctx context.Context, m dam.Model, rows *dataio.Rows) (int64, error) {
+	d := rows.Cols()
+	if d != m.Dim() {
+		return 0, fmt.Errorf("%s: queries have %d columns, but the model has dimension D = %d", rows.Name(), d, m.Dim())
+	}
+	n, err := c.chunk(rows.Name(), d)
+	if err != nil {
+		return 0, err
+	}
+	buf := make([]float64, n*d)
+	var done int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		k, err := FillMissing(rows, buf)
+		if err != nil && err != io.EOF {
+			return done, err
+		}
+		if k == 0 {
+			return done, nil
+		}
+		res, cerr := dam.Complete(m, buf[:k*d], c.Options)
+		if cerr != nil {
+			return done, fmt.Errorf("%s: %w", rows.Name(), cerr)
+		}
+		if err := c.Emit(res, done); err != nil {
+			return done, err
+		}
+		done += int64(k)
+		if c.Progress != nil {
+			read, all := rows.Progress()
+			c.Progress(done, read, all)
+		}
+		if err == io.EOF {
+			return done, nil
+		}
+	}
+}
+
+// chunk returns the rows of a chunk of dimension d under the budget: the
+// rows read, dam.Complete's start and final states, its clamp and the
+// descent's work take about 40 bytes a value, the energy traces 8 bytes
+// a step, and a chunk a quarter of the budget at most.
+func (c Complete) chunk(name string, d int) (int, error) {
+	n, b := c.ChunkRows, c.Budget
+	if n <= 0 {
+		n = DefaultCompleteRows
+	}
+	if b <= 0 {
+		b = dam.DefaultBudget()
+	}
+	perRow := 40*int64(d) + 8*int64(c.Options.MaxSteps+1)
+	if fit := b / 4 / perRow; int64(n) > fit {
+		n = int(fit)
+	}
+	if n < 1 {
+		return 0, fmt.Errorf("%s: a row of %d values and its descent of %d steps take %s, more than a quarter of the memory budget of %s; raise --max-memory",
+			name, d, c.Options.MaxSteps, dam.Bytes(float64(perRow)), dam.Bytes(float64(b)))
+	}
+	return n, nil
+}
+
+// FillMissing reads rows into buf until it is full or the rows end (then
+// io.EOF, with the rows read), as Fill does for rows with missing
+// entries: NaN is a missing entry, and an infinite value is an error
+// naming the file, its row and its column.
+func FillMissing(rows *dataio.Rows, buf []float64) (int, error) {
+	d := rows.Cols()
+	k := 0
+	for k*d < len(buf) {
+		n, err := rows.Read(buf[k*d:])
+		if err != nil {
+			return k, err
+		}
+		for i, x := range buf[k*d : (k+n)*d] {
+			if math.IsInf(x, 0) {
+				return k, fmt.Errorf("%s: row %d, column %d: %s: a missing entry is NaN or an empty field, a visible one a finite number",
+					rows.Name(), rows.Before()+i/d+1, i%d+1, strconv.FormatFloat(x, 'g', -1, 64))
+			}
+		}
+		k += n
+	}
+	return k, nil
+}
+
+// CountRows returns the number of rows of the files that pattern names,
+// read through as dataio.OpenRowsMissing reads them (a chunk at a time):
+// for a .npy output, whose header needs it before the first row.
+func CountRows(pattern string) (int64, error) {
+	rows, err := dataio.OpenRowsMissing(pattern)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	buf := make([]float64, max(rows.Cols(), DefaultChunkValues/max(1, rows.Cols())*rows.Cols()))
+	for {
+		if _, err := rows.Read(buf); err == io.EOF {
+			return rows.Total(), nil
+		} else if err != nil {
+			return 0, err
+		}
+	}
+}
