@@ -64,13 +64,13 @@ var house = []floor{
 	}},
 	{3, "models and matrices", []room{
 		{"dam", "the models: `MrDAM`, `DrDAM`, energy descent, model files, the configuration and its codec"},
-		{"dataio", "CSV/TSV/ARFF/IDX/`.npy` matrices, vectors and masks, whole or a chunk of rows at a time (`dataio.Rows`: files, globs, folders of shards)"},
+		{"dataio", "CSV/TSV/ARFF/IDX/`.npy` matrices, vectors and masks, whole or a chunk of rows at a time (`dataio.Rows`: files, globs, folders of shards; `OpenRowsMissing`: empty fields as missing), written whole or a chunk at a time (`dataio.StreamWriter`)"},
 	}},
 	{4, "data, images, measurement, adapters", []room{
 		{"datasets", "the embedded UCI Letter data"},
 		{"imageio", "images as patterns (H×W×3, or H×W gray, scaled into [0, 1/√D]), their files (PNG/JPEG, CIFAR-10, Tiny ImageNet, IDX) and occlusion masks"},
 		{"experiment", "measurement only: grids → plans → rows (`points.csv`), completion runs, the demo's comparison"},
-		{"internal/cli", "the flags that several commands share: `dam.Config`'s codec as flags (`drdam encode`, `drdam-beam encode`), the number flags, `--max-memory`, and the patterns of a file read, checked and stored a chunk at a time (`cli.Fill`, `cli.Store`)"},
+		{"internal/cli", "the flags that several commands share: `dam.Config`'s codec as flags (`drdam encode`, `drdam-beam encode`), the number flags, `--max-memory`, the patterns of a file read, checked and stored a chunk at a time (`cli.Fill`, `cli.Store`), and rows with missing entries completed a chunk at a time (`cli.Complete`)"},
 		{"client", "the service's typed Go client: a method per route of `/v1`, `.npy` bodies for large batches, retries with idempotency keys"},
 	}},
 	{5, "the paper and the service", []room{
