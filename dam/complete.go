@@ -14,18 +14,30 @@ type CompleteOptions struct {
 	// clamps the visible entries (those that are not NaN) and nothing
 	// else.
 	RecallOptions
-	// Fill, if not nil, is where the missing entries start (length D,
-	// finite): a row missing column j starts there at Fill[j]; nil starts
-	// them at 0. The start matters: the descent goes to a minimum of the
-	// energy near it, not to the global one, so a start close to the
-	// answer (the columns' means, a mean image, a k-NN imputation such as
-	// package baseline's) can reach a memory that a start at 0 does not.
+	// Fill, if not nil, is where the missing entries start (finite),
+	// either one start for every row or a start per row:
+	//
+	//   - length D: a row missing column j starts there at Fill[j];
+	//   - length B·D (B rows, row-major, as x): row b missing column j
+	//     starts there at Fill[b·D+j], its entries at visible columns
+	//     unused (but checked finite all the same).
+	//
+	// nil starts them at 0. With a single row (B = 1) the two are one.
+	// The start matters: the descent goes to a minimum of the energy near
+	// it, not to the global one, so a start close to the answer (the
+	// columns' means, a mean image, a k-NN imputation or the softmax
+	// readout over the visible entries, package baseline's Mean, KNN and
+	// Kernel) can reach a memory that a start at 0 does not. A per-row
+	// start does not change what is computed from it: row b's completion
+	// is the one of row b alone with Fill[b·D:(b+1)·D] as its length-D
+	// Fill, bit for bit.
 	Fill []float64
 }
 
 // CompletionStart returns the recall that Complete runs for the rows x
 // (B×D, row-major, NaN for a missing entry), which it does not modify:
-// the start x0 (x with each missing entry set to its Fill value, or 0)
+// the start x0 (x with each missing entry set to its Fill value, the
+// row's own with a B·D Fill, or 0)
 // and opt.RecallOptions with Clamp set to the visible entries, a row per
 // query. It is for callers that run the descent themselves (a
 // dam.Descent, step by step); Complete is Recall(m, x0, ro).
@@ -50,11 +62,20 @@ func CompletionStart(x []float64, d int, opt CompleteOptions) (x0 []float64, ro 
 	if len(x)%d != 0 {
 		return nil, ro, fmt.Errorf("completion: %d values are not a whole number of rows of D = %d", len(x), d)
 	}
+	perRow := false
 	if opt.Fill != nil {
-		if len(opt.Fill) != d {
-			return nil, ro, fmt.Errorf("completion: the fill has %d values, want D = %d", len(opt.Fill), d)
+		switch len(opt.Fill) {
+		case d:
+		case len(x):
+			perRow = true
+		default:
+			return nil, ro, fmt.Errorf("completion: the fill has %d values, want D = %d (one start for every row) or B·D = %d·%d = %d (a start per row)",
+				len(opt.Fill), d, len(x)/d, d, len(x))
 		}
 		if i := firstNonFinite(opt.Fill); i >= 0 {
+			if perRow && len(x) > d {
+				return nil, ro, fmt.Errorf("completion: the fill's row %d, column %d is %v, want a finite number", i/d+1, i%d+1, opt.Fill[i])
+			}
 			return nil, ro, fmt.Errorf("completion: the fill's column %d is %v, want a finite number", i+1, opt.Fill[i])
 		}
 	}
@@ -63,7 +84,10 @@ func CompletionStart(x []float64, d int, opt CompleteOptions) (x0 []float64, ro 
 	for i, v := range x {
 		switch {
 		case math.IsNaN(v):
-			if opt.Fill != nil {
+			switch {
+			case perRow:
+				x0[i] = opt.Fill[i]
+			case opt.Fill != nil:
 				x0[i] = opt.Fill[i%d]
 			}
 		case math.IsInf(v, 0):
@@ -79,7 +103,8 @@ func CompletionStart(x []float64, d int, opt CompleteOptions) (x0 []float64, ro 
 // Complete completes the rows x (B×D, row-major, NaN for a missing entry)
 // by energy descent on m, as Recall does for a clamped query: the visible
 // entries (not NaN) are clamped, bit for bit, and the missing ones start
-// at opt.Fill (or 0; see CompleteOptions) and descend the energy with
+// at opt.Fill (one start for every row or one per row; or 0; see
+// CompleteOptions) and descend the energy with
 // opt's Step, MaxSteps, Tol and Box. It returns Recall's Result: the
 // completed rows (Result.X, visible entries equal to x's), the steps, the
 // energies and each row's outcome. x is not modified. See CompletionStart

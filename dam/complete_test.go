@@ -102,6 +102,54 @@ func TestComplete(t *testing.T) {
 	}
 }
 
+// TestCompletePerRowFill: with a B·D fill (a different start per row),
+// on an MrDAM and a DrDAM, each row's result (final state, steps,
+// outcome, energies) is the one of completing that row alone with its
+// own fill as a length-D Fill, bit for bit; and the fill does reach the
+// start (rows with the same holes but different fills end apart).
+func TestCompletePerRowFill(t *testing.T) {
+	const d, k, b = 12, 6, 5
+	xi := grayPatterns(321, k, d)
+	models := []Model{
+		mustMrDAM(t, Config{D: d, Beta: 20}, xi),
+		mustDrDAM(t, Config{D: d, Beta: 20, Y: 2000, Seed: 3}, xi),
+	}
+	// Rows 0 and 1 are the same query with different fills; row 4 has
+	// nothing missing.
+	src := slices.Concat(xi[:d], xi[:d], xi[d:4*d])
+	x := holes(src, d, func(q, i int) bool { return q != 4 && (i+q)%3 != 1 })
+	fill := make([]float64, b*d)
+	for j := range fill {
+		fill[j] = float64((j*7)%11) / 11 / math.Sqrt(d)
+	}
+	opt := CompleteOptions{RecallOptions: RecallOptions{Step: 0.1, MaxSteps: 60, Tol: 1e-12}, Fill: fill}
+	for _, m := range models {
+		res, err := Complete(m, x, opt)
+		if err != nil {
+			t.Fatalf("%T: %v", m, err)
+		}
+		for q := range b {
+			one := opt
+			one.Fill = fill[q*d : (q+1)*d]
+			want, err := Complete(m, x[q*d:(q+1)*d], one)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range want.X {
+				if math.Float64bits(res.X[q*d+i]) != math.Float64bits(v) {
+					t.Fatalf("%T, row %d, column %d: %v, alone %v", m, q+1, i+1, res.X[q*d+i], v)
+				}
+			}
+			if res.Steps[q] != want.Steps[0] || res.Outcome[q] != want.Outcome[0] || !slices.Equal(res.Energy[q], want.Energy[0]) {
+				t.Errorf("%T, row %d: steps %d, outcome %v; alone %d, %v (or the energies differ)", m, q+1, res.Steps[q], res.Outcome[q], want.Steps[0], want.Outcome[0])
+			}
+		}
+		if slices.Equal(res.X[:d], res.X[d:2*d]) {
+			t.Errorf("%T: rows 1 and 2, the same query with different fills, end equal: the per-row fill was not used", m)
+		}
+	}
+}
+
 // TestCompleteStoredPattern: each of a few stored patterns with half its
 // entries missing completes to itself on an MrDAM of large β. Near
 // pattern ν the missing entries' fixed point is Σ_μ p_μ ξ_μ, and another
@@ -157,7 +205,9 @@ func TestCompleteErrors(t *testing.T) {
 		{"-Inf", []float64{math.Inf(-1), 0, 0, 0}, CompleteOptions{RecallOptions: ok}, "row 1, column 1 is -Inf"},
 		{"no rows", nil, CompleteOptions{RecallOptions: ok}, "no rows"},
 		{"ragged", []float64{0, 0, 0}, CompleteOptions{RecallOptions: ok}, "not a whole number of rows"},
-		{"fill of wrong length", []float64{0, nan, 0, 0}, CompleteOptions{RecallOptions: ok, Fill: []float64{0}}, "the fill has 1 values"},
+		{"fill of wrong length", []float64{0, nan, 0, 0}, CompleteOptions{RecallOptions: ok, Fill: []float64{0}}, "the fill has 1 values, want D = 4 (one start for every row) or B·D = 1·4 = 4"},
+		{"fill of neither D nor B·D", []float64{0, nan, 0, 0, nan, 0, 0, 0}, CompleteOptions{RecallOptions: ok, Fill: make([]float64, 12)}, "the fill has 12 values, want D = 4 (one start for every row) or B·D = 2·4 = 8 (a start per row)"},
+		{"per-row fill with NaN", []float64{0, nan, 0, 0, nan, 0, 0, 0}, CompleteOptions{RecallOptions: ok, Fill: []float64{0, 0, 0, 0, 0, 0, nan, 0}}, "fill's row 2, column 3 is NaN"},
 		{"fill with NaN", []float64{0, nan, 0, 0}, CompleteOptions{RecallOptions: ok, Fill: []float64{0, nan, 0, 0}}, "fill's column 2 is NaN"},
 		{"a clamp", []float64{0, nan, 0, 0}, CompleteOptions{RecallOptions: RecallOptions{Step: 0.1, Clamp: make([]bool, d)}}, "Clamp must be nil"},
 		{"no step", []float64{0, nan, 0, 0}, CompleteOptions{}, "step size"},
