@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
 
+	"github.com/drdam/drdam/baseline"
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/dataio"
 )
@@ -25,6 +27,15 @@ const DefaultCompleteRows = 1024
 type Complete struct {
 	// Options are dam.Complete's: the fill and the descent.
 	Options dam.CompleteOptions
+	// Start, if not nil, is where each chunk's missing entries start: it
+	// is given the chunk's rows (k×D, row-major, NaN for a missing entry;
+	// it must not keep or modify them) and returns their k×D start, used
+	// as the chunk's Options.Fill (a start per row; see
+	// dam.CompleteOptions), and so must depend on each row alone for the
+	// chunks' results to be those of one call. Options.Fill must then be
+	// nil. MeansStart and KernelStart make the hooks of drdam complete's
+	// --fill means and --fill kernel.
+	Start func(rows []float64) ([]float64, error)
 	// ChunkRows is the number of rows of a chunk (0: DefaultCompleteRows);
 	// Budget is the memory budget in bytes (0: dam.DefaultBudget()), of
 	// which a chunk's rows, their copies and their energy traces take a
@@ -50,6 +61,9 @@ func (c Complete) Run(ctx context.Context, m dam.Model, rows *dataio.Rows) (int6
 	if d != m.Dim() {
 		return 0, fmt.Errorf("%s: queries have %d columns, but the model has dimension D = %d", rows.Name(), d, m.Dim())
 	}
+	if c.Start != nil && c.Options.Fill != nil {
+		return 0, errors.New("cli.Complete: both Options.Fill and Start are set; give one start")
+	}
 	n, err := c.chunk(rows.Name(), d)
 	if err != nil {
 		return 0, err
@@ -67,7 +81,14 @@ func (c Complete) Run(ctx context.Context, m dam.Model, rows *dataio.Rows) (int6
 		if k == 0 {
 			return done, nil
 		}
-		res, cerr := dam.Complete(m, buf[:k*d], c.Options)
+		opt := c.Options
+		if c.Start != nil {
+			var serr error
+			if opt.Fill, serr = c.Start(buf[:k*d]); serr != nil {
+				return done, fmt.Errorf("%s: the start of rows %d to %d: %w", rows.Name(), done+1, done+int64(k), serr)
+			}
+		}
+		res, cerr := dam.Complete(m, buf[:k*d], opt)
 		if cerr != nil {
 			return done, fmt.Errorf("%s: %w", rows.Name(), cerr)
 		}
@@ -87,8 +108,9 @@ func (c Complete) Run(ctx context.Context, m dam.Model, rows *dataio.Rows) (int6
 
 // chunk returns the rows of a chunk of dimension d under the budget: the
 // rows read, dam.Complete's start and final states, its clamp and the
-// descent's work take about 40 bytes a value, the energy traces 8 bytes
-// a step, and a chunk a quarter of the budget at most.
+// descent's work take about 40 bytes a value (48 with a Start, whose
+// per-row fill is one more), the energy traces 8 bytes a step, and a
+// chunk a quarter of the budget at most.
 func (c Complete) chunk(name string, d int) (int, error) {
 	n, b := c.ChunkRows, c.Budget
 	if n <= 0 {
@@ -97,7 +119,11 @@ func (c Complete) chunk(name string, d int) (int, error) {
 	if b <= 0 {
 		b = dam.DefaultBudget()
 	}
-	perRow := 40*int64(d) + 8*int64(c.Options.MaxSteps+1)
+	perValue := int64(40)
+	if c.Start != nil {
+		perValue = 48
+	}
+	perRow := perValue*int64(d) + 8*int64(c.Options.MaxSteps+1)
 	if fit := b / 4 / perRow; int64(n) > fit {
 		n = int(fit)
 	}
@@ -148,4 +174,54 @@ func CountRows(pattern string) (int64, error) {
 			return 0, err
 		}
 	}
+}
+
+// errNoPatterns says why a start computed from the stored patterns is
+// refused for a DrDAM.
+const errNoPatterns = "a DrDAM stores no patterns, only the sum T of their features, from which %s cannot be computed: give a file of D starting values instead (--fill FILE, e.g. the column means of the patterns it was encoded from), or complete on an MrDAM of the same patterns"
+
+// MeansStart returns the column means of the patterns stored in m, for
+// the missing entries to start at (drdam complete --fill means: a
+// length-D dam.CompleteOptions.Fill, package baseline's Mean). m must be
+// an MrDAM storing at least one pattern: a DrDAM is refused with an error
+// that says to give a file of means.
+func MeansStart(m dam.Memory) ([]float64, error) {
+	mr, ok := m.(*dam.MrDAM)
+	if !ok {
+		return nil, fmt.Errorf("--fill means: "+errNoPatterns, "their column means")
+	}
+	mean, err := baseline.NewMean(mr.Patterns(), mr.Dim())
+	if err != nil {
+		return nil, fmt.Errorf("--fill means: %w", err)
+	}
+	return mean.Means(), nil
+}
+
+// KernelStart returns a Complete.Start hook (drdam complete --fill
+// kernel): each row's missing entries start at the softmax readout over
+// its visible entries at the model's β, one step of Nadaraya–Watson
+// regression on the patterns stored in m (package baseline's Kernel,
+// which measures distances over the visible entries whatever m's
+// similarity), its visible entries kept. m must be an MrDAM storing at
+// least one pattern, and not be modified while the hook is in use; a
+// DrDAM is refused with an error that says to give a file of starts. The
+// hook returns a new slice per call (the chunk's k×D start, what a chunk
+// holds anyway) and uses baseline's workspaces (a few rows of K
+// distances per core), so memory stays the model's and a chunk's.
+func KernelStart(m dam.Memory) (func(rows []float64) ([]float64, error), error) {
+	mr, ok := m.(*dam.MrDAM)
+	if !ok {
+		return nil, fmt.Errorf("--fill kernel: "+errNoPatterns, "the softmax readout over the stored patterns")
+	}
+	k, err := baseline.NewKernel(mr.Patterns(), mr.Dim(), mr.Config().Beta)
+	if err != nil {
+		return nil, fmt.Errorf("--fill kernel: %w", err)
+	}
+	return func(rows []float64) ([]float64, error) {
+		dst := make([]float64, len(rows))
+		if err := k.Complete(dst, rows, nil); err != nil {
+			return nil, fmt.Errorf("--fill kernel: %w", err)
+		}
+		return dst, nil
+	}, nil
 }
