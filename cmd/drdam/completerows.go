@@ -38,9 +38,16 @@ The data form (when --model is given): complete the missing entries of
 each query row by energy descent on the model, the visible entries
 clamped. A missing entry is NaN: an empty field or NaN/nan in a CSV/TSV
 file, ? in an ARFF file, NaN in a .npy array; ±Inf is an error. The
-missing entries start at --fill (0, or a file of D values such as the
-columns' means: a start near the answer completes better and faster) and
-descend until |ΔE| < --tol or --max-steps steps, as drdam recall.
+missing entries start at --fill and descend until |ΔE| < --tol or
+--max-steps steps, as drdam recall. A start near the answer completes
+better and faster (docs/completion-start.md has measurements):
+  zero    0 (the default)
+  means   the column means of the stored patterns (an MrDAM's)
+  kernel  per row, the softmax readout over its visible entries at the
+          model's β (Nadaraya–Watson on the stored patterns; an MrDAM's)
+  FILE    a file of D values, e.g. column means (./means for a file
+          named means)
+A DrDAM stores no patterns: give it a FILE of means.
 
 The queries are read, completed and written a chunk of rows at a time:
 memory holds the model and a chunk, whatever the number of queries.
@@ -59,7 +66,7 @@ The image form (without --model) follows: the demo of the paper's Fig. 1.`)
 	c.model = fs.String("model", "", "model file")
 	c.queries = fs.String("queries", "", "file of queries, one per row, NaN (or an empty field) for a missing entry")
 	c.out = fs.String("out", "", "file for the completed rows (B×D)")
-	c.fill = fs.String("fill", "zero", "where the missing entries start: zero, or a file of D values")
+	c.fill = fs.String("fill", "zero", "where the missing entries start: zero, means, kernel (an MrDAM's), or a file of D values")
 	c.step = fs.Number("step", 0.1, positive, "> 0", "step size η")
 	c.maxSteps = fs.Int("max-steps", 1000, "maximum number of steps L")
 	c.tol = fs.Float64("tol", 1e-6, "stop a query once |ΔE| < tol (0: always run --max-steps)")
@@ -107,6 +114,24 @@ func parseBox(s string) (*dam.Box, error) {
 	return &dam.Box{Lo: l, Hi: h}, nil
 }
 
+// fillFile reports whether --fill names a file rather than a start.
+func fillFile(fill string) bool { return fill != "zero" && fill != "means" && fill != "kernel" }
+
+// startOf returns the start --fill names on m: a length-D fill (zero:
+// nil; means; a file), or a per-chunk hook (kernel).
+func startOf(fill string, m dam.Memory) ([]float64, func([]float64) ([]float64, error), error) {
+	switch fill {
+	case "means":
+		v, err := cli.MeansStart(m)
+		return v, nil, err
+	case "kernel":
+		h, err := cli.KernelStart(m)
+		return nil, h, err
+	}
+	v, err := readFill(fill, m.Dim())
+	return v, nil, err
+}
+
 // readFill reads --fill: nil for zero, else a file of d finite values.
 func readFill(path string, d int) ([]float64, error) {
 	if path == "zero" {
@@ -139,7 +164,7 @@ func runCompleteRows(e *env, args []string) error {
 	}
 	opt := dam.CompleteOptions{RecallOptions: dam.RecallOptions{Step: *c.step, MaxSteps: *c.maxSteps, Tol: *c.tol, Box: box}}
 	inputs := []file{{"model", *c.model}, {"queries", *c.queries}}
-	if *c.fill != "zero" {
+	if fillFile(*c.fill) {
 		inputs = append(inputs, file{"fill", *c.fill})
 	}
 	if err := checkFiles(inputs, []file{{"out", *c.out}, {"steps", *c.steps}, {"outcome", *c.outc}}); err != nil {
@@ -152,7 +177,8 @@ func runCompleteRows(e *env, args []string) error {
 	if m.Len() == 0 {
 		return fmt.Errorf("%s stores no patterns: there is nothing to complete from (add some with drdam add)", *c.model)
 	}
-	if opt.Fill, err = readFill(*c.fill, m.Dim()); err != nil {
+	var start func([]float64) ([]float64, error)
+	if opt.Fill, start, err = startOf(*c.fill, m); err != nil {
 		return err
 	}
 	rows, err := dataio.OpenRowsMissing(*c.queries)
@@ -169,7 +195,7 @@ func runCompleteRows(e *env, args []string) error {
 	}
 	sum := &completeSummary{}
 	err = writeStreams(streams, nil, func(ws []*dataio.StreamWriter) error {
-		return c.complete(e, m, rows, opt, ws, sum)
+		return c.complete(e, m, rows, cli.Complete{Options: opt, Start: start}, ws, sum)
 	})
 	if err != nil {
 		return err
@@ -240,20 +266,20 @@ func writeStreams(ss []stream, ws []*dataio.StreamWriter, fn func([]*dataio.Stre
 	return err
 }
 
-// complete completes the queries of rows a chunk at a time (cli.Complete) with a
-// progress line, writing each chunk to the streams ws (out, steps,
-// outcome) and adding it to sum.
-func (c *completeData) complete(e *env, m dam.Memory, rows *dataio.Rows, opt dam.CompleteOptions, ws []*dataio.StreamWriter, sum *completeSummary) error {
+// complete completes the queries of rows a chunk at a time (run, its
+// options and start set) with a progress line, writing each chunk to the
+// streams ws (out, steps, outcome) and adding it to sum.
+func (c *completeData) complete(e *env, m dam.Memory, rows *dataio.Rows, run cli.Complete, ws []*dataio.StreamWriter, sum *completeSummary) error {
 	pr := newProgress(e)
 	defer pr.done()
-	run := cli.Complete{Options: opt, ChunkRows: completeRows, Budget: budgetOf(c.budget),
-		Emit: func(res *dam.Result, first int64) error {
-			sum.add(res, first)
-			return writeChunk(ws, res)
-		},
-		Progress: func(done, read, all int64) {
-			pr.rate("completing the queries of "+*c.queries, done, read, all)
-		}}
+	run.ChunkRows, run.Budget = completeRows, budgetOf(c.budget)
+	run.Emit = func(res *dam.Result, first int64) error {
+		sum.add(res, first)
+		return writeChunk(ws, res)
+	}
+	run.Progress = func(done, read, all int64) {
+		pr.rate("completing the queries of "+*c.queries, done, read, all)
+	}
 	_, err := run.Run(e.context(), m, rows)
 	return err
 }

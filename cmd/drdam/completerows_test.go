@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/drdam/drdam/baseline"
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/npy"
@@ -134,6 +135,105 @@ func TestCompleteRows(t *testing.T) {
 	for i := range 4 {
 		if !bytes.Equal(outs[i], outs[i+4]) {
 			t.Errorf("output %d: chunks of 1 row differ from one chunk", i)
+		}
+	}
+}
+
+// TestCompleteRowsFill: on the fixture's MrDAM, with 3 descent steps
+// (so that the start shows in the result), --fill means writes what
+// --fill FILE writes with a file of the stored patterns' column means,
+// bit for bit, and --fill kernel writes dam.Complete's result with
+// baseline.Kernel's readout at the model's β as a B·D Fill, bit for bit,
+// in one chunk and in chunks of 1 row; the three starts give three
+// results. On a DrDAM of the same patterns --fill means and --fill
+// kernel are refused, saying to give a file, and write nothing.
+func TestCompleteRowsFill(t *testing.T) {
+	dir, model, stored := completeFixture(t)
+	const d, k = 10, 4
+	var sb strings.Builder
+	q := make([]float64, len(stored))
+	for r := range k {
+		for j := range d {
+			q[r*d+j] = stored[r*d+j]
+			if hidden(r, j) {
+				q[r*d+j] = math.NaN()
+			}
+			if j > 0 {
+				sb.WriteString(",")
+			}
+			if !hidden(r, j) {
+				fmt.Fprint(&sb, stored[r*d+j])
+			}
+		}
+		sb.WriteString("\n")
+	}
+	qcsv := writeCSV(t, dir, "q.csv", sb.String())
+	mean, err := baseline.NewMean(stored, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Reset()
+	for j, v := range mean.Means() {
+		if j > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprint(&sb, v)
+	}
+	means := writeCSV(t, dir, "means.csv", sb.String()+"\n")
+	args := []string{"complete", "--model", model, "--queries", qcsv, "--step", "0.1", "--max-steps", "3", "--tol", "0"}
+	run := func(fill, out string) []float64 {
+		mustRun(t, append(args, "--fill", fill, "--out", out)...)
+		got, err := dataio.ReadMatrix(out)
+		if err != nil || got.Rows != k || got.Cols != d {
+			t.Fatalf("--fill %s: %v, %v", fill, got, err)
+		}
+		return got.Data
+	}
+	byFile := run(means, filepath.Join(dir, "file.npy"))
+	byMeans := run("means", filepath.Join(dir, "means.npy"))
+	if !bitsEqual(byFile, byMeans) {
+		t.Errorf("--fill means %v, --fill FILE of the means %v", byMeans, byFile)
+	}
+
+	m, err := dam.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kern, err := baseline.NewKernel(stored, d, m.Config().Beta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := make([]float64, len(q))
+	if err := kern.Complete(fill, q, nil); err != nil {
+		t.Fatal(err)
+	}
+	want, err := dam.Complete(m, q, dam.CompleteOptions{RecallOptions: dam.RecallOptions{Step: 0.1, MaxSteps: 3}, Fill: fill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { completeRows = n }(completeRows)
+	for _, chunk := range []int{completeRows, 1} {
+		completeRows = chunk
+		if got := run("kernel", filepath.Join(dir, "kernel.npy")); !bitsEqual(got, want.X) {
+			t.Errorf("--fill kernel in chunks of %d: %v, dam.Complete with the kernel's readout %v", chunk, got, want.X)
+		}
+	}
+	zero := run("zero", filepath.Join(dir, "zero.npy"))
+	if bitsEqual(zero, byMeans) || bitsEqual(zero, want.X) || bitsEqual(byMeans, want.X) {
+		t.Errorf("zero, means and kernel: two of the results are equal; the starts do not show")
+	}
+
+	pat := filepath.Join(dir, "p.csv")
+	drModel := filepath.Join(dir, "dr.model")
+	mustRun(t, "encode", "--patterns", pat, "--out", drModel, "--rep", "drdam", "--beta", "400", "--y", "500")
+	for _, f := range []string{"means", "kernel"} {
+		out := filepath.Join(dir, "dr.npy")
+		st, _, errOut := drdam(t, "complete", "--model", drModel, "--queries", qcsv, "--out", out, "--fill", f)
+		if st != 1 || !strings.Contains(errOut, "--fill "+f+": a DrDAM stores no patterns") || !strings.Contains(errOut, "--fill FILE") {
+			t.Errorf("--fill %s on a DrDAM: status %d, %q", f, st, errOut)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--fill %s on a DrDAM: %s written", f, out)
 		}
 	}
 }
