@@ -83,6 +83,7 @@ var house = []floor{
 		{"scripts/genpatterns", "a large `.npy` written a chunk at a time (BENCHMARKS.md, \"Streaming encode\")"},
 		{"scripts/streamcheck", "an in-process `Add` timed and its T compared (BENCHMARKS.md, \"Streaming encode\")"},
 		{"scripts/knntime", "baseline.Imputer timed on .npy files against scikit-learn's KNNImputer (BENCHMARKS.md, \"Completion baselines\")"},
+		{"scripts/fillstart", "where a completion starts (zero, means, the kernel readout) measured on the digits (docs/completion-start.md)"},
 		{"scripts/battery", "the reliability battery (docs/reliability.md): a black box that runs a `drdam` binary"},
 	}},
 }
