@@ -176,32 +176,7 @@ func bitsEqual(a, b []float64) bool {
 // naming the file's row and column, as is a row of the wrong width.
 func TestComplete(t *testing.T) {
 	const d, k = 6, 8
-	stored := make([]float64, k*d)
-	for i := range stored {
-		stored[i] = float64(i*7919%1000) / 2000 / math.Sqrt(d)
-	}
-	q := slices.Clone(stored)
-	for i := range q {
-		if i%3 == 1 {
-			q[i] = math.NaN()
-		}
-	}
-	var sb strings.Builder
-	for r := range k {
-		for j := range d {
-			if j > 0 {
-				sb.WriteString(",")
-			}
-			if v := q[r*d+j]; !math.IsNaN(v) {
-				fmt.Fprint(&sb, v)
-			}
-		}
-		sb.WriteString("\n")
-	}
-	path := filepath.Join(t.TempDir(), "q.csv")
-	if err := os.WriteFile(path, []byte(sb.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	stored, q, path := completeFixture(t, d, k)
 	cfg := dam.Config{D: d, Beta: 40, Y: 2000}
 	mr, _ := dam.NewMrDAM(cfg)
 	dr, _ := dam.NewDrDAM(cfg)
