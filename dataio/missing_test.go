@@ -22,7 +22,7 @@ func put(t *testing.T, name string, content []byte) string {
 
 // TestRowsMissing: OpenRowsMissing reads empty fields and NaN/nan of
 // CSV/TSV, ? of ARFF and .npy NaN as NaN; OpenRows still refuses an empty
-// field, and Inf is read as Inf (the caller refuses it).
+// field, and Inf is read as Inf (CheckFinite refuses it, and passes NaN).
 func TestRowsMissing(t *testing.T) {
 	nan := math.NaN()
 	want := []float64{1, nan, 3, nan, nan, 6}
@@ -65,6 +65,23 @@ func TestRowsMissing(t *testing.T) {
 	}
 	if got := readAll(t, rs, 1); !math.IsInf(got[1], 1) {
 		t.Errorf("inf: %v", got)
+	}
+	rs.Close()
+
+	// CheckFinite of rows with missing entries passes NaN and names Inf.
+	rs, err = OpenRowsMissing(put(t, "mixed.csv", []byte("1,,3\n4,5,-Inf\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float64, 6)
+	if n, err := rs.Read(buf); err != nil || n != 2 {
+		t.Fatalf("mixed.csv: %d rows, %v", n, err)
+	}
+	if err := rs.CheckFinite(buf[:3]); err != nil {
+		t.Errorf("a NaN of rows with missing entries: %v", err)
+	}
+	if err := rs.CheckFinite(buf); err == nil || !strings.Contains(err.Error(), "mixed.csv: row 2, column 3: -Inf: a missing entry is NaN") {
+		t.Errorf("an Inf of rows with missing entries: %v", err)
 	}
 	rs.Close()
 }

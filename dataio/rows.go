@@ -276,11 +276,16 @@ func (rs *Rows) Read(dst []float64) (int, error) {
 // CheckFinite returns an error naming the file, row and column of the
 // first NaN or infinite value of chunk, the rows that the last Read
 // returned (or their first ones), as CheckFinite names them in a Matrix;
-// or nil if every value is finite.
+// or nil if every value is finite. Rows opened by OpenRowsMissing may
+// hold NaN, a missing entry: only an infinite value is an error there.
 func (rs *Rows) CheckFinite(chunk []float64) error {
 	for i, x := range chunk {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("%s: row %d, column %d: %v", rs.name, rs.first+i/rs.cols+1, i%rs.cols+1, strconv.FormatFloat(x, 'g', -1, 64))
+		if math.IsInf(x, 0) || math.IsNaN(x) && !rs.missing {
+			msg := ""
+			if rs.missing {
+				msg = ": a missing entry is NaN or an empty field, a visible one a finite number"
+			}
+			return fmt.Errorf("%s: row %d, column %d: %v%s", rs.name, rs.first+i/rs.cols+1, i%rs.cols+1, strconv.FormatFloat(x, 'g', -1, 64), msg)
 		}
 	}
 	return nil

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/drdam/drdam/baseline"
 	"github.com/drdam/drdam/dam"
@@ -132,29 +130,6 @@ func (c Complete) chunk(name string, d int) (int, error) {
 			name, d, c.Options.MaxSteps, dam.Bytes(float64(perRow)), dam.Bytes(float64(b)))
 	}
 	return n, nil
-}
-
-// FillMissing reads rows into buf until it is full or the rows end (then
-// io.EOF, with the rows read), as Fill does for rows with missing
-// entries: NaN is a missing entry, and an infinite value is an error
-// naming the file, its row and its column.
-func FillMissing(rows *dataio.Rows, buf []float64) (int, error) {
-	d := rows.Cols()
-	k := 0
-	for k*d < len(buf) {
-		n, err := rows.Read(buf[k*d:])
-		if err != nil {
-			return k, err
-		}
-		for i, x := range buf[k*d : (k+n)*d] {
-			if math.IsInf(x, 0) {
-				return k, fmt.Errorf("%s: row %d, column %d: %s: a missing entry is NaN or an empty field, a visible one a finite number",
-					rows.Name(), rows.Before()+i/d+1, i%d+1, strconv.FormatFloat(x, 'g', -1, 64))
-			}
-		}
-		k += n
-	}
-	return k, nil
 }
 
 // CountRows returns the number of rows of the files that pattern names,

@@ -16,6 +16,33 @@ import (
 // error names the file, its row and its column. drdam encode and
 // drdam-beam encode store their chunks this way.
 func Fill(rows *dataio.Rows, buf []float64, c dam.Config) (int, error) {
+	return fill(rows, buf, func(p []float64) error {
+		if err := rows.CheckFinite(p); err != nil {
+			return err
+		}
+		if err := c.CheckPatterns(p); err != nil {
+			var re *dam.RowError
+			if errors.As(err, &re) {
+				re.Row += rows.Before()
+			}
+			return fmt.Errorf("%s: %w", rows.Name(), err)
+		}
+		return nil
+	})
+}
+
+// FillMissing reads rows into buf until it is full or the rows end (then
+// io.EOF, with the rows read), as Fill does, for rows with missing
+// entries (opened by dataio.OpenRowsMissing): NaN is a missing entry, and
+// an infinite value is an error naming the file, its row and its column
+// (dataio.Rows.CheckFinite).
+func FillMissing(rows *dataio.Rows, buf []float64) (int, error) {
+	return fill(rows, buf, rows.CheckFinite)
+}
+
+// fill reads rows into buf until it is full or the rows end (then io.EOF,
+// with the rows read), checking each part read with check.
+func fill(rows *dataio.Rows, buf []float64, check func(p []float64) error) (int, error) {
 	d := rows.Cols()
 	k := 0
 	for k*d < len(buf) {
@@ -23,16 +50,8 @@ func Fill(rows *dataio.Rows, buf []float64, c dam.Config) (int, error) {
 		if err != nil {
 			return k, err
 		}
-		p := buf[k*d : (k+n)*d]
-		if err := rows.CheckFinite(p); err != nil {
+		if err := check(buf[k*d : (k+n)*d]); err != nil {
 			return k, err
-		}
-		if err := c.CheckPatterns(p); err != nil {
-			var re *dam.RowError
-			if errors.As(err, &re) {
-				re.Row += rows.Before()
-			}
-			return k, fmt.Errorf("%s: %w", rows.Name(), err)
 		}
 		k += n
 	}
