@@ -110,21 +110,16 @@ func (c Complete) Run(ctx context.Context, m dam.Model, rows *dataio.Rows) (int6
 // per-row fill is one more), the energy traces 8 bytes a step, and a
 // chunk a quarter of the budget at most.
 func (c Complete) chunk(name string, d int) (int, error) {
-	n, b := c.ChunkRows, c.Budget
+	n := c.ChunkRows
 	if n <= 0 {
 		n = DefaultCompleteRows
-	}
-	if b <= 0 {
-		b = dam.DefaultBudget()
 	}
 	perValue := int64(40)
 	if c.Start != nil {
 		perValue = 48
 	}
 	perRow := perValue*int64(d) + 8*int64(c.Options.MaxSteps+1)
-	if fit := b / 4 / perRow; int64(n) > fit {
-		n = int(fit)
-	}
+	n, b := underBudget(n, c.Budget, perRow)
 	if n < 1 {
 		return 0, fmt.Errorf("%s: a row of %d values and its descent of %d steps take %s, more than a quarter of the memory budget of %s; raise --max-memory",
 			name, d, c.Options.MaxSteps, dam.Bytes(float64(perRow)), dam.Bytes(float64(b)))

@@ -86,25 +86,33 @@ func (s Store) Run(m dam.Memory, rows *dataio.Rows, remove bool) (int64, error) 
 // rows of any width), so fewer rows under a small budget, and an error if
 // one row is too wide.
 func (s Store) chunk(name string, d int) (int, error) {
-	values, b := s.ChunkValues, s.Budget
+	values := s.ChunkValues
 	if values <= 0 {
 		values = DefaultChunkValues
 	}
-	if b <= 0 {
-		b = dam.DefaultBudget()
-	}
-	n := ChunkRows(d, values)
-	if fit := b / 4 / (16 * int64(d)); int64(n) > fit {
-		n = int(fit)
-		if n > 256 {
-			n -= n % 256
-		}
+	n, b := underBudget(ChunkRows(d, values), s.Budget, 16*int64(d))
+	if n > 256 {
+		n -= n % 256
 	}
 	if n < 1 {
 		return 0, fmt.Errorf("%s: rows of %d values take %s to read (two chunks of a row), more than a quarter of the memory budget of %s; raise --max-memory",
 			name, d, dam.Bytes(16*float64(d)), dam.Bytes(float64(b)))
 	}
 	return n, nil
+}
+
+// underBudget returns n, or fewer rows if n rows of perRow bytes would
+// take more than a quarter of the budget b (0: dam.DefaultBudget()), and
+// the budget it used. The chunked readers (Store, Complete) size their
+// chunks this way; 0 rows means that one row does not fit.
+func underBudget(n int, b, perRow int64) (int, int64) {
+	if b <= 0 {
+		b = dam.DefaultBudget()
+	}
+	if fit := b / 4 / perRow; int64(n) > fit {
+		n = int(fit)
+	}
+	return n, b
 }
 
 // chunk is a buffer of patterns read by Store.read.
