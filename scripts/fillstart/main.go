@@ -16,10 +16,8 @@
 package main
 
 import (
-	"encoding/csv"
 	"flag"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -30,6 +28,7 @@ import (
 
 	"github.com/drdam/drdam/baseline"
 	"github.com/drdam/drdam/dam"
+	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/metrics"
 )
@@ -51,34 +50,21 @@ func main() {
 	}
 }
 
-// readDigits reads the pixels of the digits' CSV file (the label column
-// dropped), each scaled by 1/16/√64 into [0, 1/√D].
+// readDigits reads the pixels of the digits' CSV file (dataio.ReadMatrix;
+// the label column dropped), each scaled by 1/16/√64 into [0, 1/√D].
 func readDigits(path string) ([]float64, error) {
-	f, err := os.Open(path)
+	m, err := dataio.ReadMatrix(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	if _, err := r.Read(); err != nil {
-		return nil, fmt.Errorf("%s: the header: %w", path, err)
+	if m.Cols != d+1 {
+		return nil, fmt.Errorf("%s: %d columns, want %d pixels and a label", path, m.Cols, d)
 	}
-	var x []float64
-	for row := 2; ; row++ {
-		rec, err := r.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		if len(rec) != d+1 {
-			return nil, fmt.Errorf("%s: row %d has %d fields, want %d pixels and a label", path, row, len(rec), d)
-		}
-		for j, s := range rec[:d] {
-			v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			if err != nil || v < 0 || v > 16 {
-				return nil, fmt.Errorf("%s: row %d, column %d: %q, want a pixel 0…16", path, row, j+1, s)
+	x := make([]float64, 0, m.Rows*d)
+	for r := range m.Rows {
+		for j, v := range m.Data[r*m.Cols : r*m.Cols+d] {
+			if !(v >= 0 && v <= 16) {
+				return nil, fmt.Errorf("%s: row %d, column %d: %v, want a pixel 0…16", path, r+1, j+1, v)
 			}
 			x = append(x, v/16/math.Sqrt(d))
 		}
