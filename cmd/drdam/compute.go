@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/drdam/drdam/cmd/drdam/internal/peers"
+	"github.com/drdam/drdam/internal/cli"
 )
 
 // computeHelp is the --help of drdam compute.
@@ -62,7 +63,7 @@ func runCompute(e *env, args []string) error {
 	}
 	for name, apply := range map[string]func(){
 		"beta": func() { p.Beta = *beta }, "alpha": func() { p.Alpha = *alpha }, "steps": func() { p.Steps = *steps },
-		"bias": func() { p.AddBias = *bias }, "no-bias": func() { p.AddBias = !*noBias }, "kernels": func() { p.Kernels = splitList(*kernels) },
+		"bias": func() { p.AddBias = *bias }, "no-bias": func() { p.AddBias = !*noBias }, "kernels": func() { p.Kernels = cli.SplitList(*kernels) },
 	} {
 		if set[name] {
 			apply()

@@ -128,7 +128,7 @@ func (f *flags) NumberVar(p *float64, name string, def float64, ok func(float64)
 // with elem; an empty list, or a bad element, is an error that names the
 // flag, the list and the element.
 func parseList[T any](name, s string, elem func(string) (T, error)) ([]T, error) {
-	parts := splitList(s)
+	parts := cli.SplitList(s)
 	if len(parts) == 0 {
 		return nil, usagef("%s %q: empty list", name, s)
 	}
@@ -232,15 +232,4 @@ func writeText(path, text string) error {
 		_, err := io.WriteString(w, text)
 		return err
 	})
-}
-
-// splitList splits a comma-separated list, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, k := range strings.Split(s, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			out = append(out, k)
-		}
-	}
-	return out
 }

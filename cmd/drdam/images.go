@@ -10,6 +10,7 @@ import (
 
 	"github.com/drdam/drdam/dataio"
 	"github.com/drdam/drdam/imageio"
+	"github.com/drdam/drdam/internal/cli"
 	"github.com/drdam/drdam/serve/api"
 )
 
@@ -56,7 +57,7 @@ Example (a memory of the shared photos, completed through the API):
 	if *images == "" || *out == "" && *request == "" {
 		return usagef("want --images and --out or --request (or --from and --png-dir)")
 	}
-	ims, err := imageio.Load(splitList(*images), h, w)
+	ims, err := imageio.Load(cli.SplitList(*images), h, w)
 	if err != nil {
 		return err
 	}

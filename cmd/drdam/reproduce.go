@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/drdam/drdam/internal/cli"
 	"github.com/drdam/drdam/internal/sysinfo"
 	"github.com/drdam/drdam/paper"
 )
@@ -41,7 +42,7 @@ rerun skips what is done; --fresh starts over.`)
 	if !slices.Contains(paper.Scales(), *scale) {
 		return usagef("--scale %q: want quick or paper", *scale)
 	}
-	xs, err := reproduced(splitList(*only))
+	xs, err := reproduced(cli.SplitList(*only))
 	if err != nil {
 		return err
 	}

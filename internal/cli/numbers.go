@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"strconv"
+	"strings"
 
 	"github.com/drdam/drdam/dam"
 )
@@ -195,3 +196,15 @@ func (w *forms) Get() any { return w.inner.(flag.Getter).Get() }
 
 // TypeName is the type that a usage message shows.
 func (w *forms) TypeName() string { return w.kind.String() }
+
+// SplitList splits a comma-separated list, dropping blanks: the list
+// flags of the commands, and a list given as one string.
+func SplitList(s string) []string {
+	var out []string
+	for _, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/internal/cli"
 	"github.com/drdam/drdam/npy"
 )
 
@@ -133,17 +134,6 @@ func Run(paths map[string]string, p Params, skipMR bool, out, version string, lo
 	return len(results), nil
 }
 
-// splitList splits a comma-separated list, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, k := range strings.Split(s, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // ReadParams updates p from a params.json file if it exists; keys other
 // than those of Params (e.g. "_gen") are ignored, and "kernels" may
 // be a list or a comma-separated string.
@@ -187,7 +177,7 @@ func ReadParams(path string, p *Params) error {
 			if err := json.Unmarshal(v, &s); err != nil {
 				return fmt.Errorf("%s: field \"kernels\": want a list of names or a comma-separated string", path)
 			}
-			list = splitList(s)
+			list = cli.SplitList(s)
 		}
 		p.Kernels = list
 	}
