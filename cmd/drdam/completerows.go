@@ -319,17 +319,11 @@ type completeSummary struct {
 }
 
 func (s *completeSummary) add(res *dam.Result, first int64) {
+	conv, atMax, stalled := res.Count()
+	s.conv, s.atMax, s.nStalled = s.conv+int64(conv), s.atMax+int64(atMax), s.nStalled+stalled
 	for b, o := range res.Outcome {
-		switch o {
-		case dam.Converged:
-			s.conv++
-		case dam.MaxSteps:
-			s.atMax++
-		case dam.Stalled:
-			s.nStalled++
-			if len(s.stalled) < 10 {
-				s.stalled = append(s.stalled, int(first)+b+1)
-			}
+		if o == dam.Stalled && len(s.stalled) < 10 {
+			s.stalled = append(s.stalled, int(first)+b+1)
 		}
 		s.steps += int64(res.Steps[b])
 		s.maxSteps = max(s.maxSteps, res.Steps[b])
