@@ -177,6 +177,37 @@ func (s *slot) set(dst, q []float64, visible []bool, d, i int) {
 	s.v, s.h = split(s.out, s.x, vis, s.v, s.h)
 }
 
+// setAll makes s query i of the batch with every coordinate both used
+// for the distance and replaced (Denoise): v = h = 0 … d−1.
+func (s *slot) setAll(dst, q []float64, d, i int) {
+	s.out, s.x = dst[i*d:(i+1)*d], q[i*d:(i+1)*d]
+	s.v, s.h = s.v[:0], s.h[:0]
+	for j := range d {
+		s.v, s.h = append(s.v, j), append(s.h, j)
+	}
+}
+
+// denoiseArgs checks a batch of Denoise against d columns and returns B:
+// q finite, dst as long and not overlapping q (every coordinate of q is
+// read after the first is written).
+func denoiseArgs(dst, q []float64, d int) (int, error) {
+	if len(q)%d != 0 {
+		return 0, fmt.Errorf("queries: len(q) = %d is not a multiple of D = %d", len(q), d)
+	}
+	if len(dst) != len(q) {
+		return 0, fmt.Errorf("len(dst) = %d, want len(q) = %d", len(dst), len(q))
+	}
+	if len(q) > 0 && &dst[0] == &q[0] {
+		return 0, fmt.Errorf("dst is q: Denoise needs a separate dst")
+	}
+	for i, v := range q {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return 0, fmt.Errorf("query %d, coordinate %d: %v, want a finite value (Denoise uses every coordinate)", i/d, i%d, v)
+		}
+	}
+	return len(q) / d, nil
+}
+
 // drop forgets the caller's slices.
 func (s *slot) drop() { s.out, s.x = nil, nil }
 

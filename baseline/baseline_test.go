@@ -3,6 +3,8 @@ package baseline
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -294,6 +296,111 @@ func TestErrors(t *testing.T) {
 		err := c.err()
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}
+
+// refDenoise is the reference of Denoise: the distances over every
+// coordinate of x (brute force), and every coordinate replaced by the
+// rows' weighted mean, with weights from wts(d2).
+func refDenoise(stored []float64, d int, x []float64, wts func(d2 []float64) []float64) []float64 {
+	n := len(stored) / d
+	d2 := make([]float64, n)
+	for r := range n {
+		d2[r] = refDist2(x, stored[r*d:(r+1)*d], nil)
+	}
+	w := wts(d2)
+	out := make([]float64, d)
+	for i := range d {
+		var s, sw float64
+		for r := range n {
+			s += w[r] * stored[r*d+i]
+			sw += w[r]
+		}
+		out[i] = s / sw
+	}
+	return out
+}
+
+// TestDenoise checks KNN.Denoise and Kernel.Denoise against brute-force
+// references written independently of refKNN's weights: the k nearest by a
+// stable sort (ties to the lower row), uniform or 1/d weights with the
+// exact-match rule, and the softmax at β. 1e-12: the same sums in another
+// order (the code sums in four lanes).
+func TestDenoise(t *testing.T) {
+	const d = 9
+	for _, gen := range []func(uint64, int, int, int) ([]float64, []float64, []float64, []bool){tieData, realData} {
+		x, q, _, _ := gen(11, 150, d, 40)
+		check := func(name string, den func(dst, q []float64) error, wts func(d2 []float64) []float64) {
+			t.Helper()
+			dst := make([]float64, len(q))
+			if err := den(dst, q); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for i := range len(q) / d {
+				want := refDenoise(x, d, q[i*d:(i+1)*d], wts)
+				for j := range d {
+					if !near(dst[i*d+j], want[j], 1e-12) {
+						t.Fatalf("%s: query %d coordinate %d = %.17g, want %.17g", name, i, j, dst[i*d+j], want[j])
+					}
+				}
+			}
+		}
+		for _, k := range []int{1, 5} {
+			for _, w := range []Weighting{Uniform, Distance} {
+				m, err := NewKNN(x, d, k, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				check("knn k="+strconv.Itoa(k)+" "+w.String(), m.Denoise, func(d2 []float64) []float64 {
+					order := make([]int, len(d2))
+					for r := range order {
+						order[r] = r
+					}
+					sort.SliceStable(order, func(a, b int) bool { return d2[order[a]] < d2[order[b]] })
+					wt := make([]float64, len(d2))
+					exact := d2[order[0]] == 0
+					for _, r := range order[:k] {
+						switch {
+						case w == Uniform:
+							wt[r] = 1
+						case exact && d2[r] == 0:
+							wt[r] = 1
+						case !exact:
+							wt[r] = 1 / math.Sqrt(d2[r])
+						}
+					}
+					return wt
+				})
+			}
+		}
+		for _, beta := range []float64{0.5, 50} {
+			m, err := NewKernel(x, d, beta)
+			if err != nil {
+				t.Fatal(err)
+			}
+			check("kernel", m.Denoise, func(d2 []float64) []float64 {
+				lo := slices.Min(d2)
+				wt := make([]float64, len(d2))
+				for r, v := range d2 {
+					wt[r] = math.Exp(-beta / 2 * (v - lo))
+				}
+				return wt
+			})
+		}
+	}
+	// Errors: NaN, dst = q, wrong length.
+	x, q, _, _ := realData(1, 20, d, 3)
+	m, _ := NewKNN(x, d, 1, Uniform)
+	bad := slices.Clone(q)
+	bad[4] = math.NaN()
+	for name, err := range map[string]error{
+		"nan":    m.Denoise(make([]float64, len(q)), bad),
+		"alias":  m.Denoise(q, q),
+		"length": m.Denoise(make([]float64, 1), q),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
 		}
 	}
 }

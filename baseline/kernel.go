@@ -52,11 +52,36 @@ func (m *Kernel) Complete(dst, q []float64, visible []bool) error {
 	if err != nil {
 		return fmt.Errorf("baseline: Kernel.Complete: %w", err)
 	}
+	m.search(dst, q, visible, b, false)
+	return nil
+}
+
+// Denoise writes into dst the queries q (B×D, finite) replaced, every
+// coordinate, by the kernel regression over all D coordinates: for noise
+// of unknown location, the softmax readout Σ_μ softmax_μ(−β/2‖q − ξ^μ‖²) ξ^μ,
+// one step of MrDAM's update from q with nothing clamped. dst must not be
+// q.
+func (m *Kernel) Denoise(dst, q []float64) error {
+	b, err := denoiseArgs(dst, q, m.d)
+	if err != nil {
+		return fmt.Errorf("baseline: Kernel.Denoise: %w", err)
+	}
+	m.search(dst, q, nil, b, true)
+	return nil
+}
+
+// search fills the b queries of q into dst (all their coordinates with
+// all, Denoise; else Complete's hidden ones).
+func (m *Kernel) search(dst, q []float64, visible []bool, b int, all bool) {
 	d := m.d
 	run(m.ws, b, func(w *kernelWork, lo, hi int) {
 		sl := w.sl[:hi-lo]
 		for s := range sl {
-			sl[s].set(dst, q, visible, d, lo+s)
+			if all {
+				sl[s].setAll(dst, q, d, lo+s)
+			} else {
+				sl[s].set(dst, q, visible, d, lo+s)
+			}
 			w.lo[s] = math.Inf(1)
 		}
 		for r := range m.n {
@@ -71,7 +96,6 @@ func (m *Kernel) Complete(dst, q []float64, visible []bool) error {
 		}
 		m.fill(w, sl)
 	})
-	return nil
 }
 
 // fill fills the hidden coordinates of the block's queries sl from the

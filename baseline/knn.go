@@ -52,11 +52,22 @@ func (m *KNN) Complete(dst, q []float64, visible []bool) error {
 	if err != nil {
 		return fmt.Errorf("baseline: KNN.Complete: %w", err)
 	}
+	m.search(dst, q, visible, b, false)
+	return nil
+}
+
+// search fills the b queries of q into dst (all their coordinates with
+// all, Denoise; else Complete's hidden ones).
+func (m *KNN) search(dst, q []float64, visible []bool, b int, all bool) {
 	d := m.d
 	run(m.ws, b, func(w *knnWork, lo, hi int) {
 		sl, near := w.sl[:hi-lo], w.near[:hi-lo]
 		for s := range sl {
-			sl[s].set(dst, q, visible, d, lo+s)
+			if all {
+				sl[s].setAll(dst, q, d, lo+s)
+			} else {
+				sl[s].set(dst, q, visible, d, lo+s)
+			}
 			near[s].reset(m.k)
 		}
 		for r := range m.n {
@@ -72,6 +83,20 @@ func (m *KNN) Complete(dst, q []float64, visible []bool) error {
 			sl[s].drop()
 		}
 	})
+}
+
+// Denoise writes into dst the queries q (B×D, finite) replaced, every
+// coordinate, by their neighbours' values: for noise of unknown location,
+// where no coordinate is known to be hidden or to be right, the distance
+// is taken over all D coordinates and every one is replaced (k = 1: the
+// nearest stored row itself; k > 1: the weighted mean of the k nearest,
+// with Complete's weights and ties). dst must not be q.
+func (m *KNN) Denoise(dst, q []float64) error {
+	b, err := denoiseArgs(dst, q, m.d)
+	if err != nil {
+		return fmt.Errorf("baseline: KNN.Denoise: %w", err)
+	}
+	m.search(dst, q, nil, b, true)
 	return nil
 }
 
