@@ -84,6 +84,7 @@ var registry = []Experiment{
 	fig1, fig2, compression, fig4b,
 	projections,
 	breakEven,
+	completion,
 }
 
 // All returns every experiment of the registry, in the order drdam

@@ -49,6 +49,11 @@ func TestRegistry(t *testing.T) {
 			if len(x.compression.Ratios) == 0 {
 				t.Errorf("%s: no ratios", i.Name)
 			}
+		case *missingExperiment:
+			c := x.Params("quick").cfg.(*missingSpec)
+			if len(c.Data) == 0 || len(c.Corruptions) == 0 || len(c.Betas) == 0 || len(c.DAMBetas) == 0 {
+				t.Errorf("%s: nothing to measure: %+v", i.Name, c)
+			}
 		case *comparisonExperiment:
 			if err := x.comparison.check(); err != nil {
 				t.Errorf("%s: %v", i.Name, err)

@@ -29,4 +29,6 @@ const (
 	// Experiments (package experiment) and images (package imageio).
 	StreamChoose    = 20 << 56 // the basis ablation's choice of data points
 	StreamOcclusion = 30 << 56 // the pixels hidden by a random occlusion
+	StreamCorrupt   = 31 << 56 // experiment.Corrupt: the coordinates hidden or noised
+	StreamSplit     = 32 << 56 // the completion experiment's split of a data set into stored, queries, validation
 )

