@@ -1,0 +1,140 @@
+package paper
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinyCompletion returns the parameters of a small completion comparison
+// on the embedded Letter data: K = 150, two corruptions, two seeds, and a
+// sweep over K, a few seconds.
+func tinyCompletion(t *testing.T) *Params {
+	t.Helper()
+	p := completion.Params("quick")
+	for name, v := range map[string]string{"sets": "letter", "k": "150", "queries": "8", "validation": "6", "seeds": "2",
+		"corruptions": "random,gaussian", "y": "128", "dense-y": "64", "betas": "16,256", "dam-betas": "16,256",
+		"sweep-data": "letter", "sweep-k": "40,150"} {
+		if err := p.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return p
+}
+
+// TestCompletionRun runs the comparison end to end and checks what it
+// writes: a row per method, cell and seed in results.csv with the
+// validated β recorded, the table, the three figures, and findings.md
+// with every claim judged in one of the verdicts.
+func TestCompletionRun(t *testing.T) {
+	dir := t.TempDir()
+	r, err := completion.Run(context.Background(), tinyCompletion(t), dir, Observer{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	cells := map[string]int{}
+	for _, rec := range recs[1:] {
+		cells[rec[col["corruption"]]+"/"+rec[col["queries"]]+"/"+rec[col["k"]]]++
+		if m := rec[col["method"]]; (m == "kernel" || strings.HasPrefix(m, "MrDAM") || strings.HasPrefix(m, "DrDAM")) && rec[col["beta"]] != "16" && rec[col["beta"]] != "256" {
+			t.Errorf("%s: β %s, want one of --dam-betas", m, rec[col["beta"]])
+		}
+	}
+	// Per seed: a mask has 13 methods (all but "as is"), a noise 10 (not
+	// the means, KNNImputer, nor MrDAM from the means or the kernel
+	// readout); the sweep's bottom half is measured at both of its K (the
+	// main cells at K = 150 have no bottom half here).
+	for cell, n := range map[string]int{"random/held-out/150": 26, "gaussian/stored/150": 20, "bottom/held-out/40": 26, "bottom/stored/150": 26} {
+		if cells[cell] != n {
+			t.Errorf("cell %s: %d rows, want %d", cell, cells[cell], n)
+		}
+	}
+	for _, name := range []string{"table.md", "findings.md", "rmse-vs-bytes-heldout.png", "rmse-vs-bytes-stored.png", "rmse-vs-k.png"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+	if len(r.Findings) != 8 {
+		t.Errorf("%d findings, want W1–W3 and C1–C5", len(r.Findings))
+	}
+	for _, fd := range r.Findings {
+		switch fd.Verdict {
+		case Holds, DoesNotHold, Inconclusive, NotMeasured:
+		default:
+			t.Errorf("%s: verdict %q", fd.Name, fd.Verdict)
+		}
+	}
+	text, _ := os.ReadFile(filepath.Join(dir, "findings.md"))
+	for _, want := range []string{"## W3:", "## C5:", "beats every baseline"} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("findings.md lacks %q", want)
+		}
+	}
+}
+
+// TestCompletionErrors checks that a data set that does not exist is an
+// error naming the parameter, and that a missing MNIST folder leaves the
+// data set out with a note instead of failing.
+func TestCompletionErrors(t *testing.T) {
+	p := tinyCompletion(t)
+	if err := p.Set("sets", "letter,nope"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := completion.Run(context.Background(), p, t.TempDir(), Observer{})
+	var pe *ParamError
+	if !errors.As(err, &pe) || pe.Name != "sets" {
+		t.Errorf("unknown data set: err = %v, want a *ParamError for sets", err)
+	}
+	c, note, err := loadMissingData(&missingSpec{}, "mnist")
+	if c != nil || err != nil || !strings.Contains(note, "--mnist") {
+		t.Errorf("no MNIST folder: %v, %q, %v; want a note naming --mnist", c, note, err)
+	}
+}
+
+// TestBeatsAll checks the rule of "beats every baseline" on made-up
+// rows: clearly better in every seed holds; better in the mean but with
+// overlapping intervals is inconclusive; worse than one baseline does not
+// hold.
+func TestBeatsAll(t *testing.T) {
+	rows := func(dam, base [3]float64) []missingRow {
+		var out []missingRow
+		for s := range 3 {
+			for m, v := range map[string]float64{"MrDAM": dam[s], "kernel": base[s], "1-NN": 1} {
+				r := missingRow{Data: "x", Corruption: "gaussian", Set: "held-out", K: 10, Seed: uint64(s)}
+				r.Method, r.RMSE = m, v
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name      string
+		dam, base [3]float64
+		want      string
+	}{
+		{"clear", [3]float64{0.10, 0.11, 0.10}, [3]float64{0.20, 0.21, 0.20}, Holds},
+		{"overlap", [3]float64{0.10, 0.16, 0.10}, [3]float64{0.11, 0.17, 0.11}, Inconclusive},
+		{"worse", [3]float64{0.30, 0.31, 0.30}, [3]float64{0.20, 0.21, 0.20}, DoesNotHold},
+	} {
+		ix := newMissingIndex(rows(c.dam, c.base), 10)
+		if f := ix.beatsAll("W", "MrDAM", "x", "gaussian", "held-out"); f.Verdict != c.want {
+			t.Errorf("%s: %s, want %s: %v", c.name, f.Verdict, c.want, f.Details)
+		}
+	}
+}
