@@ -10,8 +10,9 @@ import (
 // is, its parameters at a scale, and how it runs. Each kind of experiment
 // implements it in the file that defines the kind: grids of configurations
 // (grid.go), image completions (images.go), a completion over β × Y
-// (sweep.go), completions over the size of T (compression.go) and the
-// comparison of projections (projections.go).
+// (sweep.go), completions over the size of T (compression.go), the
+// comparison of projections (projections.go) and completion against the
+// baselines users reach for (missing.go).
 type Experiment interface {
 	// Info says what the experiment is, for the command, drdam reproduce
 	// and the report.
