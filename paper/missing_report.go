@@ -188,9 +188,28 @@ func bytesText(b float64) string {
 	return fmt.Sprintf("%.0f B", b)
 }
 
-// methodStyle gives each method family a colour: the baselines, MrDAM's
-// variants and DrDAM's kinds.
-func methodStyle(order []string, m string) int { return slices.Index(order, m) }
+// figureMethods are the methods the figures draw, one palette style
+// each (the palette has eight): the baselines but KNNImputer (within a
+// few per cent of the 5-NN mean in the table), MrDAM from the kernel
+// readout and stopped early, and DrDAM's structured kind over Y. The table
+// has every method.
+var figureMethods = []string{"mean", "as is", "1-NN", "5-NN", "kernel", "MrDAM, kernel start", "MrDAM, early stop", "DrDAM SORF"}
+
+// figureStyle returns the style of method m in the figures, or −1 if they
+// do not draw it.
+func figureStyle(m string) int {
+	if strings.HasPrefix(m, "DrDAM SORF") {
+		if strings.HasSuffix(m, "early stop") {
+			return -1
+		}
+		return len(figureMethods) - 1
+	}
+	return slices.Index(figureMethods, m)
+}
+
+// spread is the factor between the abscissae of methods with the same
+// bytes of state, drawn side by side so that their error bars show.
+const spread = 1.3
 
 // missingFigures draws RMSE against bytes of state (held-out and stored
 // queries: a panel per data set and corruption) and RMSE against K, and
@@ -204,17 +223,21 @@ func missingFigures(dir string, rows []missingRow, c *missingSpec) ([]string, er
 	var names []string
 	for _, set := range []string{"held-out", "stored"} {
 		f := &plots.Figure{Title: fmt.Sprintf("Completion of %s queries: RMSE against the bytes of state", set), Rows: len(datas), Cols: len(cs),
-			Caption: "Each point a method at the data set's K (DrDAM's structured kinds joined by a line over Y); error bars: 95% intervals over seeds. " +
-				"Bytes: the values a method keeps to complete (K·D for the methods that keep the rows; the means D; DrDAM's T, 2Y, and the means), 8 bytes each."}
+			Caption: "Each point a method at the data set's K (DrDAM's structured kind joined by a line over Y); error bars: 95% intervals over seeds. " +
+				"Bytes: the values a method keeps to complete (K·D for the methods that keep the rows; the means D; DrDAM's T, 2Y, and the means), 8 bytes each; " +
+				"the methods at K·D are drawn side by side (×1.3 apart) so that their bars show, and 'as is' (nothing kept) at 8 bytes. " +
+				"KNNImputer, MrDAM from 0, from the means and annealed, DrDAM stopped early and the iid DrDAM are in table.md."}
 		for _, data := range datas {
 			k := mainK(rows, data, c.K)
 			for _, corr := range cs {
 				p := plots.Panel{Title: data + ", " + corr, XLabel: "bytes of state", YLabel: "RMSE (range units)", LogX: true}
 				var sorf plots.Series
-				sorf.Label, sorf.Style = "DrDAM SORF (over Y)", len(order)
+				sorf.Label, sorf.Style = "DrDAM SORF (over Y)", figureStyle("DrDAM SORF")
+				seen := map[float64]int{}
 				for _, m := range order {
 					xs, ok := rmse[cellKey{data, corr, set, m, k}]
-					if !ok {
+					style := figureStyle(m)
+					if !ok || style < 0 {
 						continue
 					}
 					iv := metrics.MeanInterval(xs, experiment.Level)
@@ -226,7 +249,9 @@ func missingFigures(dir string, rows []missingRow, c *missingSpec) ([]string, er
 						sorf.X, sorf.Y, sorf.Err = append(sorf.X, bytes), append(sorf.Y, iv.Mean), append(sorf.Err, halfWidth(iv))
 						continue
 					}
-					p.Series = append(p.Series, plots.Series{Label: m, X: []float64{bytes}, Y: []float64{iv.Mean}, Err: []float64{halfWidth(iv)}, Style: methodStyle(order, m), Points: true})
+					x := bytes * math.Pow(spread, float64(seen[bytes]))
+					seen[bytes]++
+					p.Series = append(p.Series, plots.Series{Label: m, X: []float64{x}, Y: []float64{iv.Mean}, Err: []float64{halfWidth(iv)}, Style: style, Points: true})
 				}
 				if len(sorf.X) > 0 {
 					p.Series = append(p.Series, sorf)
@@ -243,12 +268,15 @@ func missingFigures(dir string, rows []missingRow, c *missingSpec) ([]string, er
 	if ks := sweepKs(rows); len(ks) > 1 {
 		data := sweepData(rows)
 		f := &plots.Figure{Title: fmt.Sprintf("Completion against K: %s, bottom half hidden", data), Rows: 1, Cols: 2,
-			Caption: "Mean RMSE on the hidden half over seeds, error bars 95% intervals."}
+			Caption: "Mean RMSE on the hidden half over seeds, error bars 95% intervals; DrDAM at its largest Y. Every method at every K is in table.md."}
 		for _, set := range []string{"held-out", "stored"} {
 			p := plots.Panel{Title: set + " queries", XLabel: "K stored", YLabel: "RMSE (range units)", LogX: true, XTicks: floats(ks)}
 			for _, m := range order {
 				var s plots.Series
-				s.Label, s.Style = m, methodStyle(order, m)
+				s.Label, s.Style = m, figureStyle(m)
+				if s.Style < 0 || (strings.HasPrefix(m, "DrDAM SORF") && m != largestSORF(order)) {
+					continue
+				}
 				for _, k := range ks {
 					if xs, ok := rmse[cellKey{data, "bottom", set, m, k}]; ok {
 						iv := metrics.MeanInterval(xs, experiment.Level)
@@ -267,6 +295,19 @@ func missingFigures(dir string, rows []missingRow, c *missingSpec) ([]string, er
 		names = append(names, "rmse-vs-k.png")
 	}
 	return names, nil
+}
+
+// largestSORF returns the name of the structured DrDAM of the largest Y
+// among the methods (not stopped early).
+func largestSORF(order []string) string {
+	best, bestY := "", -1
+	for _, m := range order {
+		var y int
+		if _, err := fmt.Sscanf(m, "DrDAM SORF Y=%d", &y); err == nil && !strings.HasSuffix(m, "early stop") && y > bestY {
+			best, bestY = m, y
+		}
+	}
+	return best
 }
 
 // stateOf returns the values of state of method m at (data, k).
