@@ -278,7 +278,7 @@ func (c *completeData) complete(e *env, m dam.Memory, rows *dataio.Rows, run cli
 		return writeChunk(ws, res)
 	}
 	run.Progress = func(done, read, all int64) {
-		pr.rate("completing the queries of "+*c.queries, done, read, all)
+		pr.rate("completing the queries of "+*c.queries, "queries", done, read, all)
 	}
 	_, err := run.Run(e.context(), m, rows)
 	return err

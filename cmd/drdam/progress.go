@@ -37,12 +37,12 @@ func (p *progress) update(label string, done, total int) {
 	p.show(label, done, total, fmt.Sprintf("%d/%d", done, total))
 }
 
-// rate shows "label: n patterns (r/s)" with a bar of the fraction
-// done/all of the input read and the time left, or without them if all is
-// not known (negative).
-func (p *progress) rate(label string, n, done, all int64) {
+// rate shows "label: n units (r/s)" (units: "patterns", "queries") with
+// a bar of the fraction done/all of the input read and the time left, or
+// without them if all is not known (negative).
+func (p *progress) rate(label, units string, n, done, all int64) {
 	r := float64(n) / max(time.Since(p.start).Seconds(), 1e-9)
-	count := fmt.Sprintf("%d patterns (%.0f/s)", n, r)
+	count := fmt.Sprintf("%d %s (%.0f/s)", n, units, r)
 	if all <= 0 {
 		p.show(label, 0, 1, count)
 		return

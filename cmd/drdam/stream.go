@@ -27,7 +27,7 @@ func storeRows(e *env, m dam.Memory, rows *dataio.Rows, label string, remove boo
 	pr := newProgress(e)
 	defer pr.done()
 	st := cli.Store{ChunkValues: chunkValues, Budget: budgetOf(budget), Progress: func(stored, read, all int64) {
-		pr.rate(verb+" the patterns of "+label, stored, read, all)
+		pr.rate(verb+" the patterns of "+label, "patterns", stored, read, all)
 	}}
 	k, err := st.Run(m, rows, remove)
 	var se *cli.StoreError
