@@ -282,9 +282,10 @@ const RetrievedRMSE = 0.02
 
 // StateValues returns the number of values m keeps to complete queries
 // against K stored rows of D: K·D for the methods that keep the rows,
-// D for the means (and DrDAM's mean start), the F values of a DrDAM's T
-// (F = FeatureDim; the projection is regenerated from its seed), nothing
-// for the noisy query as is.
+// D for the means (and a DrDAM's start at them: counted for noise too,
+// where the descent starts at the query instead), the F values of a
+// DrDAM's T (F = FeatureDim; the projection is regenerated from its
+// seed), nothing for the noisy query as is.
 func (m Method) StateValues(k, d, f int) int64 {
 	switch m.Kind {
 	case MethodAsIs:
@@ -323,11 +324,11 @@ func (mc *ModelCache) get(c dam.Config) (*dam.DrDAM, float64, bool, error) {
 	var m *dam.DrDAM
 	var err error
 	for o, other := range mc.models {
-		if o.Beta != c.Beta {
-			if o.Beta = c.Beta; o == c {
-				m, err = other.WithBeta(c.Beta) // the same projection, not generated again
-				break
-			}
+		// A model that differs from c in β alone shares its projection:
+		// WithBeta gives c's without generating it again.
+		if o.Beta = c.Beta; o == c {
+			m, err = other.WithBeta(c.Beta)
+			break
 		}
 	}
 	if m == nil && err == nil {
