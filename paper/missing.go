@@ -113,6 +113,9 @@ type missingSpec struct {
 	Tol         float64
 	SweepData   string
 	SweepK      []int
+	// Redraw writes the table, figures and findings from the
+	// results.csv already in the output folder, measuring nothing.
+	Redraw bool
 }
 
 // Info returns what x is.
@@ -145,6 +148,7 @@ func (x *missingExperiment) Params(scale string) *Params {
 	ps.add("tol", numberValue{&c.Tol, isNonNegative, "≥ 0"}, "float", "stop a descent when |ΔE| is below (0: every step)")
 	ps.add("sweep-data", stringValue{&c.SweepData}, "string", "the data set of RMSE against K (bottom half hidden; \"\": none)")
 	ps.add("sweep-k", counts(&c.SweepK), "string", "comma-separated K of the sweep")
+	ps.add("redraw", switchValue{&c.Redraw}, "", "measure nothing: write the table, figures and findings again from OUT/results.csv (the other parameters as the run's)")
 	return ps
 }
 
@@ -366,6 +370,13 @@ func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs 
 	if !ok {
 		return nil, fmt.Errorf("%s: parameters of another experiment", x.info.Name)
 	}
+	if c.Redraw {
+		rows, err := readMissingCSV(filepath.Join(dir, "results.csv"))
+		if err != nil {
+			return nil, err
+		}
+		return x.write(c, dir, rows, []string{"Drawn again from results.csv (`--redraw`): the run's time and peak memory are not known here."}, 0)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -542,15 +553,20 @@ func (x *missingExperiment) write(c *missingSpec, dir string, rows []missingRow,
 		return nil, err
 	}
 	r := &Result{Info: x.Info(), Dir: dir, Figures: figs, Findings: judgeMissing(rows, c), Elapsed: elapsed}
-	peak := "unknown"
-	if p := sysinfo.PeakMiB(); p != nil {
-		peak = fmt.Sprintf("%.0f MiB", *p)
+	runLine := "" // drawn again: the note says so
+	if elapsed > 0 {
+		peak := "unknown"
+		if p := sysinfo.PeakMiB(); p != nil {
+			peak = fmt.Sprintf("%.0f MiB", *p)
+		}
+		runLine = fmt.Sprintf("Run time %v on %s; the process's peak resident set %s (per method in results.csv).", elapsed.Round(time.Second), sysinfo.CPUModel(), peak)
 	}
 	r.Summary = fmt.Sprintf("Data sets %s; K = %d stored per data set (fewer where the data are fewer), %d queries and %d validation queries per query set; "+
-		"corruptions %s; %d seeds from %d; β among %s by validation; descents of η = %g, at most %d steps, |ΔE| < %g; DrDAM SORF Y = %s, iid Y = %d. "+
-		"Run time %v on %s; the process's peak resident set %s (per method in results.csv).\n\n%s\n\n%s",
-		strings.Join(c.Data, ", "), c.K, c.Queries, c.Validation, corruptionList(c.Corruptions), c.Seeds, c.Seed, joinList(c.Betas),
-		c.Step, c.Steps, c.Tol, joinList(c.Y), c.DenseY, elapsed.Round(time.Second), sysinfo.CPUModel(), peak, strings.Join(notes, "\n\n"), table)
+		"corruptions %s; %d seeds from %d; by validation, the kernel's β among %s, each DAM's among %s (and an early stop's η among %s and steps among %s); "+
+		"descents of η = %g, at most %d steps, |ΔE| < %g; DrDAM SORF Y = %s, iid Y = %d. "+
+		"%s\n\n%s\n\n%s",
+		strings.Join(c.Data, ", "), c.K, c.Queries, c.Validation, corruptionList(c.Corruptions), c.Seeds, c.Seed, joinList(c.Betas), joinList(c.DAMBetas), joinList(earlyEtas), joinList(earlySteps),
+		c.Step, c.Steps, c.Tol, joinList(c.Y), c.DenseY, runLine, strings.Join(notes, "\n\n"), table)
 	if err := writeImageFindings(r); err != nil {
 		return nil, err
 	}
@@ -584,8 +600,61 @@ func writeMissingCSV(path string, rows []missingRow) error {
 	})
 }
 
-// g formats a number briefly and exactly enough.
-func g(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+// readMissingCSV reads the rows that writeMissingCSV wrote.
+func readMissingCSV(path string) ([]missingRow, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(recs) < 2 {
+		return nil, fmt.Errorf("%s: no rows", path)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	var rows []missingRow
+	for n, rec := range recs[1:] {
+		var errs []error
+		num := func(name string) float64 {
+			i, ok := col[name]
+			if !ok {
+				errs = append(errs, fmt.Errorf("no column %q", name))
+				return 0
+			}
+			v, err := strconv.ParseFloat(rec[i], 64)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("column %s: %w", name, err))
+			}
+			return v
+		}
+		str := func(name string) string {
+			if i, ok := col[name]; ok {
+				return rec[i]
+			}
+			errs = append(errs, fmt.Errorf("no column %q", name))
+			return ""
+		}
+		r := missingRow{Data: str("data"), Corruption: str("corruption"), Set: str("queries"), K: int(num("k")), Seed: uint64(num("seed")),
+			Beta: num("beta"), Eta: num("eta"), FixedSteps: int(num("fixed_steps"))}
+		r.Method, r.RMSE, r.Retrieved, r.Values = str("method"), num("rmse"), num("retrieved"), int64(num("state_values"))
+		r.Seconds, r.Build, r.PeakMiB, r.Steps, r.Stalled = num("seconds_per_query"), num("build_seconds"), num("peak_mib"), num("steps"), num("stalled")
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("%s: row %d: %w", path, n+2, errs[0])
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}
+
+// g formats a number exactly (the shortest text that reads back as v), so
+// that --redraw draws the same table.
+func g(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 
 // cellKey names the cell of a row without its seed.
 type cellKey struct {

@@ -270,7 +270,7 @@ func missingFigures(dir string, rows []missingRow, c *missingSpec) ([]string, er
 		f := &plots.Figure{Title: fmt.Sprintf("Completion against K: %s, bottom half hidden", data), Rows: 1, Cols: 2,
 			Caption: "Mean RMSE on the hidden half over seeds, error bars 95% intervals; DrDAM at its largest Y. Every method at every K is in table.md."}
 		for _, set := range []string{"held-out", "stored"} {
-			p := plots.Panel{Title: set + " queries", XLabel: "K stored", YLabel: "RMSE (range units)", LogX: true, XTicks: floats(ks)}
+			p := plots.Panel{Title: set + " queries", XLabel: "K stored", YLabel: "RMSE (range units)", LogX: true}
 			for _, m := range order {
 				var s plots.Series
 				s.Label, s.Style = m, figureStyle(m)
@@ -326,13 +326,4 @@ func halfWidth(iv metrics.Interval) float64 {
 		return math.NaN()
 	}
 	return (iv.Hi - iv.Lo) / 2
-}
-
-// floats converts ints.
-func floats(xs []int) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = float64(x)
-	}
-	return out
 }

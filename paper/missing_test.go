@@ -138,3 +138,38 @@ func TestBeatsAll(t *testing.T) {
 		}
 	}
 }
+
+// TestCompletionRedraw checks that --redraw reads results.csv back into
+// the same table (the rows round trip through the CSV) and that a
+// damaged results.csv is an error naming the file and row.
+func TestCompletionRedraw(t *testing.T) {
+	dir := t.TempDir()
+	p := tinyCompletion(t)
+	if _, err := completion.Run(context.Background(), p, dir, Observer{}); err != nil {
+		t.Fatal(err)
+	}
+	table, _ := os.ReadFile(filepath.Join(dir, "table.md"))
+	if err := os.Remove(filepath.Join(dir, "table.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Set("redraw", "true"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := completion.Run(context.Background(), p, dir, Observer{}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := os.ReadFile(filepath.Join(dir, "table.md"))
+	if err != nil || string(again) != string(table) {
+		t.Errorf("the table drawn again differs (%v):\n%s\nwant\n%s", err, again, table)
+	}
+	path := filepath.Join(dir, "results.csv")
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(string(b), "\n")
+	lines[3] = strings.Replace(lines[3], ",", ",x", 4)
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := completion.Run(context.Background(), p, dir, Observer{}); err == nil || !strings.Contains(err.Error(), "row 4") {
+		t.Errorf("damaged results.csv: err = %v, want one naming row 4", err)
+	}
+}
