@@ -267,7 +267,6 @@ type missingSplit struct {
 	Stored                []float64
 	StoredQ, StoredV      []float64 // rows of Stored
 	HeldQ, HeldV          []float64 // rows never stored
-	storedOrder, heldPool []int
 }
 
 // split draws seed's split of dt with k rows stored (the first k of a
