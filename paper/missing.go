@@ -264,9 +264,9 @@ func scaleColumns(x []float64, cols, d int, top float64) []float64 {
 // missingSplit is one seed's split of a data set: K stored rows, and for
 // each query set its measured rows and its validation rows.
 type missingSplit struct {
-	Stored                []float64
-	StoredQ, StoredV      []float64 // rows of Stored
-	HeldQ, HeldV          []float64 // rows never stored
+	Stored           []float64
+	StoredQ, StoredV []float64 // rows of Stored
+	HeldQ, HeldV     []float64 // rows never stored
 }
 
 // split draws seed's split of dt with k rows stored (the first k of a
