@@ -166,11 +166,12 @@ const (
 	StartZero   Start = iota // 0 (the paper's)
 	StartMean                // the column means of the stored rows (D values)
 	StartKernel              // the kernel readout on the visible coordinates (needs the stored rows)
+	StartKNN                 // the distance-weighted 5-NN mean on the visible coordinates (needs the stored rows)
 )
 
-var startNames = []string{StartZero: "zero", StartMean: "mean", StartKernel: "kernel"}
+var startNames = []string{StartZero: "zero", StartMean: "mean", StartKernel: "kernel", StartKNN: "knn"}
 
-// String returns the start's name: zero, mean or kernel.
+// String returns the start's name: zero, mean, kernel or knn.
 func (s Start) String() string {
 	if s >= 0 && int(s) < len(startNames) {
 		return startNames[s]
@@ -181,6 +182,7 @@ func (s Start) String() string {
 // Method is one imputation method of the comparison.
 type Method struct {
 	Name       string // as the table and figures print it
+	ID         string // a short name without spaces or commas, for a list of methods (e.g. "mrdam-kernel")
 	Kind       MethodKind
 	K          int                     // neighbours (KNN, Imputer)
 	Weighting  baseline.Weighting      // KNN, Imputer
@@ -489,6 +491,15 @@ func (c ImputeCell) start(m Method) ([]float64, dam.RecallOptions, error) {
 			return nil, ro, err
 		}
 		opt.Fill = mm.Means()
+	case StartKNN:
+		kn, err := baseline.NewKNN(c.Stored, c.D, 5, baseline.Distance)
+		if err != nil {
+			return nil, ro, err
+		}
+		opt.Fill = make([]float64, len(c.Queries))
+		if err := kn.Complete(opt.Fill, c.Queries, nil); err != nil {
+			return nil, ro, err
+		}
 	case StartKernel:
 		opt.Fill = make([]float64, len(c.Queries))
 		kc := c

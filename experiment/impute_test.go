@@ -99,6 +99,7 @@ func TestImputeCell(t *testing.T) {
 		{Name: "mean", Kind: MethodMean},
 		{Name: "1-NN", Kind: MethodKNN, K: 1, Weighting: baseline.Uniform},
 		{Name: "MrDAM kernel", Kind: MethodMrDAM, Start: StartKernel},
+		{Name: "MrDAM knn", Kind: MethodMrDAM, Start: StartKNN},
 		{Name: "MrDAM annealed", Kind: MethodMrDAM, Start: StartKernel, Anneal: true},
 		{Name: "MrDAM early", Kind: MethodMrDAM, Start: StartMean, Early: true, Step: 0.5, Steps: 3},
 		{Name: "DrDAM", Kind: MethodDrDAM, Start: StartMean, Y: 64, Projection: features.Structured, Beta: 4},
@@ -133,7 +134,7 @@ func TestImputeCell(t *testing.T) {
 	if m := by["mean"]; math.Abs(m.RMSE-want) > 1e-12 || m.Values != d {
 		t.Errorf("mean: RMSE %v, %d values; want %v, %d", m.RMSE, m.Values, want, d)
 	}
-	for _, name := range []string{"1-NN", "MrDAM kernel"} {
+	for _, name := range []string{"1-NN", "MrDAM kernel", "MrDAM knn"} {
 		if s := by[name]; s.Retrieved != 1 || s.RMSE > 1e-3 || s.Values != k*d {
 			t.Errorf("%s: RMSE %v, retrieved %v, %d values; want exact retrieval of the stored queries with K·D values", name, s.RMSE, s.Retrieved, s.Values)
 		}

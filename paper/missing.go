@@ -48,8 +48,8 @@ on the visible coordinates (on all of them for noise, every coordinate
 replaced); scikit-learn's KNNImputer (k = 5, uniform; it fills NaN only,
 so not for noise); one step of Nadaraya–Watson kernel regression at β (the
 softmax readout); for noise also the noisy query as it is. MrDAM descends
-its energy with the visible coordinates clamped from three starts (0, the
-column means, the kernel readout), annealed (at β/16, β/4 and β in turn
+its energy with the visible coordinates clamped from four starts (0, the
+column means, the kernel readout, the 5-NN mean), annealed (at β/16, β/4 and β in turn
 from the means), and stopped early (1 or 3 steps of η = 0.25, 0.5 or 1
 from the kernel readout: x − η∇E(x) = (1 − η)x + η·readout(x), between
 the start and the memory); DrDAM (SinCos, structured SORF at each --y, iid
@@ -63,7 +63,10 @@ Every method's parameters are chosen per data set, corruption, query set
 and seed on a validation split (--validation rows of each query set,
 damaged the same way, never measured): the kernel readout's β among
 --betas, each DAM's among --dam-betas (and an early stop's η and steps),
-by least RMSE. The kernel start uses the kernel's β.
+by least RMSE. The kernel start uses the kernel's β. --methods measures
+some methods only: a later run of others into a copy can be appended to
+results.csv and drawn with --redraw (the splits and damages depend on the
+seeds alone).
 
 Measured per method: RMSE on the hidden (or corrupted) coordinates, in
 units of the range, mean over queries; the share of stored queries
@@ -113,6 +116,9 @@ type missingSpec struct {
 	Tol         float64
 	SweepData   string
 	SweepK      []int
+	// Methods, if not empty, lists the IDs of the methods measured (the
+	// others are left out).
+	Methods []string
 	// Redraw writes the table, figures and findings from the
 	// results.csv already in the output folder, measuring nothing.
 	Redraw bool
@@ -148,6 +154,7 @@ func (x *missingExperiment) Params(scale string) *Params {
 	ps.add("tol", numberValue{&c.Tol, isNonNegative, "≥ 0"}, "float", "stop a descent when |ΔE| is below (0: every step)")
 	ps.add("sweep-data", stringValue{&c.SweepData}, "string", "the data set of RMSE against K (bottom half hidden; \"\": none)")
 	ps.add("sweep-k", counts(&c.SweepK), "string", "comma-separated K of the sweep")
+	ps.add("methods", listValue[string]{&c.Methods, words}, "string", "comma-separated methods to measure (default all): "+strings.Join(methodIDs(c), ", ")+" (drdam-sorf-Y[-early], drdam-iid-Y at the --y and --dense-y given)")
 	ps.add("redraw", switchValue{&c.Redraw}, "", "measure nothing: write the table, figures and findings again from OUT/results.csv (the other parameters as the run's)")
 	return ps
 }
@@ -324,29 +331,47 @@ var (
 // of D (the dense DrDAM where storing costs K·Y·D ≤ denseWork).
 func missingMethods(c *missingSpec, k, d int) []experiment.Method {
 	ms := []experiment.Method{
-		{Name: "as is", Kind: experiment.MethodAsIs},
-		{Name: "mean", Kind: experiment.MethodMean},
-		{Name: "1-NN", Kind: experiment.MethodKNN, K: 1, Weighting: baseline.Uniform},
-		{Name: "5-NN", Kind: experiment.MethodKNN, K: 5, Weighting: baseline.Distance},
-		{Name: "KNNImputer", Kind: experiment.MethodImputer, K: 5, Weighting: baseline.Uniform},
-		{Name: "kernel", Kind: experiment.MethodKernel},
-		{Name: "MrDAM", Kind: experiment.MethodMrDAM, Start: experiment.StartZero},
-		{Name: "MrDAM, mean start", Kind: experiment.MethodMrDAM, Start: experiment.StartMean},
-		{Name: "MrDAM, kernel start", Kind: experiment.MethodMrDAM, Start: experiment.StartKernel},
-		{Name: "MrDAM annealed", Kind: experiment.MethodMrDAM, Start: experiment.StartMean, Anneal: true},
-		{Name: "MrDAM, early stop", Kind: experiment.MethodMrDAM, Start: experiment.StartKernel, Early: true},
+		{Name: "as is", ID: "as-is", Kind: experiment.MethodAsIs},
+		{Name: "mean", ID: "mean", Kind: experiment.MethodMean},
+		{Name: "1-NN", ID: "1nn", Kind: experiment.MethodKNN, K: 1, Weighting: baseline.Uniform},
+		{Name: "5-NN", ID: "5nn", Kind: experiment.MethodKNN, K: 5, Weighting: baseline.Distance},
+		{Name: "KNNImputer", ID: "knnimputer", Kind: experiment.MethodImputer, K: 5, Weighting: baseline.Uniform},
+		{Name: "kernel", ID: "kernel", Kind: experiment.MethodKernel},
+		{Name: "MrDAM", ID: "mrdam", Kind: experiment.MethodMrDAM, Start: experiment.StartZero},
+		{Name: "MrDAM, mean start", ID: "mrdam-mean", Kind: experiment.MethodMrDAM, Start: experiment.StartMean},
+		{Name: "MrDAM, kernel start", ID: "mrdam-kernel", Kind: experiment.MethodMrDAM, Start: experiment.StartKernel},
+		{Name: "MrDAM, 5-NN start", ID: "mrdam-knn", Kind: experiment.MethodMrDAM, Start: experiment.StartKNN},
+		{Name: "MrDAM annealed", ID: "mrdam-anneal", Kind: experiment.MethodMrDAM, Start: experiment.StartMean, Anneal: true},
+		{Name: "MrDAM, early stop", ID: "mrdam-early", Kind: experiment.MethodMrDAM, Start: experiment.StartKernel, Early: true},
 	}
 	for _, y := range c.Y {
-		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM SORF Y=%d", y), Kind: experiment.MethodDrDAM, Start: experiment.StartMean, Y: y, Projection: features.Structured})
+		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM SORF Y=%d", y), ID: fmt.Sprintf("drdam-sorf-%d", y), Kind: experiment.MethodDrDAM,
+			Start: experiment.StartMean, Y: y, Projection: features.Structured})
 	}
 	if len(c.Y) > 0 {
 		y := slices.Max(c.Y)
-		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM SORF Y=%d, early stop", y), Kind: experiment.MethodDrDAM, Start: experiment.StartMean, Y: y, Projection: features.Structured, Early: true})
+		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM SORF Y=%d, early stop", y), ID: fmt.Sprintf("drdam-sorf-%d-early", y), Kind: experiment.MethodDrDAM,
+			Start: experiment.StartMean, Y: y, Projection: features.Structured, Early: true})
 	}
 	if c.DenseY > 0 && float64(k)*float64(c.DenseY)*float64(d) <= denseWork {
-		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM iid Y=%d", c.DenseY), Kind: experiment.MethodDrDAM, Start: experiment.StartMean, Y: c.DenseY, Projection: features.Gaussian})
+		ms = append(ms, experiment.Method{Name: fmt.Sprintf("DrDAM iid Y=%d", c.DenseY), ID: fmt.Sprintf("drdam-iid-%d", c.DenseY), Kind: experiment.MethodDrDAM,
+			Start: experiment.StartMean, Y: c.DenseY, Projection: features.Gaussian})
+	}
+	if len(c.Methods) > 0 {
+		ms = slices.DeleteFunc(ms, func(m experiment.Method) bool { return !slices.Contains(c.Methods, m.ID) })
 	}
 	return ms
+}
+
+// methodIDs lists the IDs of the methods of c (every one, at K = D = 1).
+func methodIDs(c *missingSpec) []string {
+	all := *c
+	all.Methods = nil
+	var out []string
+	for _, m := range missingMethods(&all, 1, 1) {
+		out = append(out, m.ID)
+	}
+	return out
 }
 
 // denseWork is the most multiply-adds a dense DrDAM may cost to store.
@@ -368,6 +393,12 @@ func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs 
 	c, ok := p.cfg.(*missingSpec)
 	if !ok {
 		return nil, fmt.Errorf("%s: parameters of another experiment", x.info.Name)
+	}
+	known := methodIDs(c)
+	for _, id := range c.Methods {
+		if !slices.Contains(known, id) {
+			return nil, &ParamError{Name: "methods", Msg: fmt.Sprintf("unknown method %q: want some of %s", id, strings.Join(known, ", "))}
+		}
 	}
 	if c.Redraw {
 		rows, err := readMissingCSV(filepath.Join(dir, "results.csv"))
@@ -671,7 +702,14 @@ func bySeed(rows []missingRow, stat func(missingRow) float64) map[cellKey][]floa
 	return out
 }
 
-// methodOrder lists the methods in the order they were measured.
+// methodRank orders the methods of the table: the baselines, MrDAM's
+// kinds, then DrDAM's (in the order measured), whatever order the rows
+// are in (a results.csv completed by a later run of some methods).
+var methodRank = []string{"mean", "1-NN", "5-NN", "KNNImputer", "kernel", "MrDAM", "MrDAM, mean start", "MrDAM, kernel start",
+	"MrDAM, 5-NN start", "MrDAM annealed", "MrDAM, early stop"}
+
+// methodOrder lists the methods of rows: those of methodRank in its
+// order, then the others in the order measured, "as is" last.
 func methodOrder(rows []missingRow) []string {
 	var out []string
 	for _, r := range rows {
@@ -679,6 +717,16 @@ func methodOrder(rows []missingRow) []string {
 			out = append(out, r.Method)
 		}
 	}
+	rank := func(m string) int {
+		if i := slices.Index(methodRank, m); i >= 0 {
+			return i
+		}
+		if m == "as is" {
+			return len(methodRank) + 1
+		}
+		return len(methodRank)
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return rank(a) - rank(b) })
 	return out
 }
 

@@ -56,11 +56,11 @@ func TestCompletionRun(t *testing.T) {
 			t.Errorf("%s: β %s, want one of --dam-betas", m, rec[col["beta"]])
 		}
 	}
-	// Per seed: a mask has 13 methods (all but "as is"), a noise 10 (not
-	// the means, KNNImputer, nor MrDAM from the means or the kernel
-	// readout); the sweep's bottom half is measured at both of its K (the
+	// Per seed: a mask has 14 methods (all but "as is"), a noise 10 (not
+	// the means, KNNImputer, nor MrDAM from the means, the kernel readout
+	// or the 5-NN mean); the sweep's bottom half is measured at both of its K (the
 	// main cells at K = 150 have no bottom half here).
-	for cell, n := range map[string]int{"random/held-out/150": 26, "gaussian/stored/150": 20, "bottom/held-out/40": 26, "bottom/stored/150": 26} {
+	for cell, n := range map[string]int{"random/held-out/150": 28, "gaussian/stored/150": 20, "bottom/held-out/40": 28, "bottom/stored/150": 28} {
 		if cells[cell] != n {
 			t.Errorf("cell %s: %d rows, want %d", cell, cells[cell], n)
 		}
@@ -100,6 +100,13 @@ func TestCompletionErrors(t *testing.T) {
 	var pe *ParamError
 	if !errors.As(err, &pe) || pe.Name != "sets" {
 		t.Errorf("unknown data set: err = %v, want a *ParamError for sets", err)
+	}
+	p = tinyCompletion(t)
+	if err := p.Set("methods", "1nn,nope"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := completion.Run(context.Background(), p, t.TempDir(), Observer{}); !errors.As(err, &pe) || pe.Name != "methods" {
+		t.Errorf("unknown method: err = %v, want a *ParamError for methods", err)
 	}
 	c, note, err := loadMissingData(&missingSpec{}, "mnist")
 	if c != nil || err != nil || !strings.Contains(note, "--mnist") {
@@ -171,5 +178,38 @@ func TestCompletionRedraw(t *testing.T) {
 	}
 	if _, err := completion.Run(context.Background(), p, dir, Observer{}); err == nil || !strings.Contains(err.Error(), "row 4") {
 		t.Errorf("damaged results.csv: err = %v, want one naming row 4", err)
+	}
+}
+
+// TestCompletionMethods checks that --methods measures those methods
+// alone (the 5-NN start under masks only).
+func TestCompletionMethods(t *testing.T) {
+	dir := t.TempDir()
+	p := tinyCompletion(t)
+	for name, v := range map[string]string{"methods": "1nn,mrdam-knn", "sweep-k": "150"} {
+		if err := p.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := completion.Run(context.Background(), p, dir, Observer{}); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := readMissingCSV(filepath.Join(dir, "results.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, r := range rows {
+		got[r.Corruption+"/"+r.Method]++
+	}
+	// Two seeds × two query sets per corruption.
+	want := map[string]int{"random/1-NN": 4, "random/MrDAM, 5-NN start": 4, "gaussian/1-NN": 4, "bottom/1-NN": 4, "bottom/MrDAM, 5-NN start": 4}
+	if len(got) != len(want) {
+		t.Errorf("measured %v, want %v", got, want)
+	}
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: %d rows, want %d", k, got[k], n)
+		}
 	}
 }
