@@ -45,6 +45,8 @@ better and faster (docs/completion-start.md has measurements):
   means   the column means of the stored patterns (an MrDAM's)
   kernel  per row, the softmax readout over its visible entries at the
           model's β (Nadaraya–Watson on the stored patterns; an MrDAM's)
+  knn     per row, the distance-weighted mean of its 5 nearest stored
+          patterns on its visible entries (an MrDAM's)
   FILE    a file of D values, e.g. column means (./means for a file
           named means)
 A DrDAM stores no patterns: give it a FILE of means.
@@ -66,7 +68,7 @@ The image form (without --model) follows: the demo of the paper's Fig. 1.`)
 	c.model = fs.String("model", "", "model file")
 	c.queries = fs.String("queries", "", "file of queries, one per row, NaN (or an empty field) for a missing entry")
 	c.out = fs.String("out", "", "file for the completed rows (B×D)")
-	c.fill = fs.String("fill", "zero", "where the missing entries start: zero, means, kernel (an MrDAM's), or a file of D values")
+	c.fill = fs.String("fill", "zero", "where the missing entries start: zero, means, kernel or knn (an MrDAM's), or a file of D values")
 	c.step = fs.Number("step", 0.1, positive, "> 0", "step size η")
 	c.maxSteps = fs.Int("max-steps", 1000, "maximum number of steps L")
 	c.tol = fs.Float64("tol", 1e-6, "stop a query once |ΔE| < tol (0: always run --max-steps)")
@@ -115,10 +117,12 @@ func parseBox(s string) (*dam.Box, error) {
 }
 
 // fillFile reports whether --fill names a file rather than a start.
-func fillFile(fill string) bool { return fill != "zero" && fill != "means" && fill != "kernel" }
+func fillFile(fill string) bool {
+	return fill != "zero" && fill != "means" && fill != "kernel" && fill != "knn"
+}
 
 // startOf returns the start --fill names on m: a length-D fill (zero:
-// nil; means; a file), or a per-chunk hook (kernel).
+// nil; means; a file), or a per-chunk hook (kernel, knn).
 func startOf(fill string, m dam.Memory) ([]float64, func([]float64) ([]float64, error), error) {
 	switch fill {
 	case "means":
@@ -126,6 +130,9 @@ func startOf(fill string, m dam.Memory) ([]float64, func([]float64) ([]float64, 
 		return v, nil, err
 	case "kernel":
 		h, err := cli.KernelStart(m)
+		return nil, h, err
+	case "knn":
+		h, err := cli.KNNStart(m)
 		return nil, h, err
 	}
 	v, err := readFill(fill, m.Dim())

@@ -144,9 +144,10 @@ func TestCompleteRows(t *testing.T) {
 // --fill FILE writes with a file of the stored patterns' column means,
 // bit for bit, and --fill kernel writes dam.Complete's result with
 // baseline.Kernel's readout at the model's β as a B·D Fill, bit for bit,
-// in one chunk and in chunks of 1 row; the three starts give three
-// results. On a DrDAM of the same patterns --fill means and --fill
-// kernel are refused, saying to give a file, and write nothing.
+// in one chunk and in chunks of 1 row, and --fill knn with baseline.KNN's
+// distance-weighted 5-NN mean; the three starts zero, means and kernel
+// give three results. On a DrDAM of the same patterns --fill means,
+// kernel and knn are refused, saying to give a file, and write nothing.
 func TestCompleteRowsFill(t *testing.T) {
 	dir, model, stored := completeFixture(t)
 	const d, k = 10, 4
@@ -218,6 +219,20 @@ func TestCompleteRowsFill(t *testing.T) {
 			t.Errorf("--fill kernel in chunks of %d: %v, dam.Complete with the kernel's readout %v", chunk, got, want.X)
 		}
 	}
+	knn, err := baseline.NewKNN(stored, d, 5, baseline.Distance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := knn.Complete(fill, q, nil); err != nil {
+		t.Fatal(err)
+	}
+	wantKNN, err := dam.Complete(m, q, dam.CompleteOptions{RecallOptions: dam.RecallOptions{Step: 0.1, MaxSteps: 3}, Fill: fill})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := run("knn", filepath.Join(dir, "knn.npy")); !bitsEqual(got, wantKNN.X) {
+		t.Errorf("--fill knn: %v, dam.Complete with the 5-NN mean %v", got, wantKNN.X)
+	}
 	zero := run("zero", filepath.Join(dir, "zero.npy"))
 	if bitsEqual(zero, byMeans) || bitsEqual(zero, want.X) || bitsEqual(byMeans, want.X) {
 		t.Errorf("zero, means and kernel: two of the results are equal; the starts do not show")
@@ -226,7 +241,7 @@ func TestCompleteRowsFill(t *testing.T) {
 	pat := filepath.Join(dir, "p.csv")
 	drModel := filepath.Join(dir, "dr.model")
 	mustRun(t, "encode", "--patterns", pat, "--out", drModel, "--rep", "drdam", "--beta", "400", "--y", "500")
-	for _, f := range []string{"means", "kernel"} {
+	for _, f := range []string{"means", "kernel", "knn"} {
 		out := filepath.Join(dir, "dr.npy")
 		st, _, errOut := drdam(t, "complete", "--model", drModel, "--queries", qcsv, "--out", out, "--fill", f)
 		if st != 1 || !strings.Contains(errOut, "--fill "+f+": a DrDAM stores no patterns") || !strings.Contains(errOut, "--fill FILE") {

@@ -167,6 +167,28 @@ func MeansStart(m dam.Memory) ([]float64, error) {
 	return mean.Means(), nil
 }
 
+// KNNStart returns a Complete.Start hook (drdam complete --fill knn)
+// that starts each row's missing entries at the distance-weighted mean of
+// its 5 nearest stored patterns on its visible entries (baseline.KNN),
+// for an MrDAM; a DrDAM stores no patterns, an error.
+func KNNStart(m dam.Memory) (func(rows []float64) ([]float64, error), error) {
+	mr, ok := m.(*dam.MrDAM)
+	if !ok {
+		return nil, fmt.Errorf("--fill knn: "+errNoPatterns, "the 5-NN mean over the stored patterns")
+	}
+	k, err := baseline.NewKNN(mr.Patterns(), mr.Dim(), 5, baseline.Distance)
+	if err != nil {
+		return nil, fmt.Errorf("--fill knn: %w", err)
+	}
+	return func(rows []float64) ([]float64, error) {
+		dst := make([]float64, len(rows))
+		if err := k.Complete(dst, rows, nil); err != nil {
+			return nil, fmt.Errorf("--fill knn: %w", err)
+		}
+		return dst, nil
+	}, nil
+}
+
 // KernelStart returns a Complete.Start hook (drdam complete --fill
 // kernel): each row's missing entries start at the softmax readout over
 // its visible entries at the model's β, one step of Nadaraya–Watson
