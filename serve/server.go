@@ -103,6 +103,9 @@ type Options struct {
 	// Log receives a line per memory opened, closed, damaged or repaired
 	// and per temporary file removed (nil: slog.Default()).
 	Log *slog.Logger
+	// AccessLog, if not nil, receives a line per request (accessLog:
+	// method, path, route, status, bytes, duration, remote address).
+	AccessLog *slog.Logger
 }
 
 // Server serves the memories kept in a folder over HTTP (see the package
@@ -339,8 +342,14 @@ func (s *Server) Close() error {
 }
 
 // Handler returns the server's HTTP handler: the API under /v1, /healthz
-// and /metrics, behind the token if there is one.
-func (s *Server) Handler() http.Handler { return s.auth(s.mux) }
+// and /metrics, behind the token if there is one, with a line per request
+// on Options.AccessLog if set.
+func (s *Server) Handler() http.Handler {
+	if s.opt.AccessLog != nil {
+		return accessLog(s.opt.AccessLog, s.auth(s.mux))
+	}
+	return s.auth(s.mux)
+}
 
 // auth refuses a request without the token (but GET /healthz), with 401.
 func (s *Server) auth(next http.Handler) http.Handler {

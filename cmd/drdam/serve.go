@@ -54,6 +54,7 @@ Example:
 	fs.Lookup("max-memory").Usage = fmt.Sprintf("memory budget of the whole server, e.g. 8GiB: every open memory, request body, evaluation and descent; what would pass it is answered 507 (default %s: three quarters of this machine's memory or of the cgroup's limit; under ulimit -v what the address space has left after the runtime's reservations)", dam.Bytes(float64(dam.DefaultBudget())))
 	maxOpen := fs.Count("max-open", 128, 0, maxCount, "memories open at once (0: no bound); at start the first in name order are opened, the others when a request names them; past it the least recently used idle memory is closed (snapshotted)")
 	check := fs.Bool("check", false, "check every memory's files (configuration, snapshot, write-ahead log) against their checksums, print what each holds or what is damaged, and exit: status 1 if a memory is damaged")
+	accessLog := fs.String("access-log", "", "a line per request on standard error (method, path, route, status, bytes, duration, remote address): text or json (default none)")
 	salvage := fs.Bool("salvage", false, "rebuild every damaged memory from its intact records (the damaged files moved aside, never deleted), print what was kept and lost, and exit; the server must be stopped")
 	fs.require("data")
 	if err := fs.parse(e, args); err != nil {
@@ -61,6 +62,9 @@ Example:
 	}
 	if *wave < 0 {
 		return usagef("--wave %v: want a duration ≥ 0, such as 4ms", *wave)
+	}
+	if *accessLog != "" && *accessLog != "text" && *accessLog != "json" {
+		return usagef("--access-log %q: want text or json (or nothing, for no access log)", *accessLog)
 	}
 	if *check && *salvage {
 		return usagef("--check and --salvage are exclusive: check first, then salvage")
@@ -89,7 +93,14 @@ Example:
 		// that garbage does not take the process past it.
 		debug.SetMemoryLimit(budget)
 	}
-	srv, err := serve.New(serve.Options{Dir: *data, Token: token, SnapshotEvery: *snapEvery, Wave: w, Log: log, MaxMemory: budget, MaxOpen: *maxOpen})
+	var access *slog.Logger
+	switch *accessLog {
+	case "text":
+		access = log
+	case "json":
+		access = slog.New(slog.NewJSONHandler(e.stderr, nil))
+	}
+	srv, err := serve.New(serve.Options{Dir: *data, Token: token, SnapshotEvery: *snapEvery, Wave: w, Log: log, AccessLog: access, MaxMemory: budget, MaxOpen: *maxOpen})
 	if err != nil {
 		return err
 	}

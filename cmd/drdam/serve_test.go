@@ -370,3 +370,69 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestServeAccessLog: --access-log json writes a JSON line per request on
+// standard error (the server's own lines stay text); a value other than
+// text or json is refused, naming the flag.
+func TestServeAccessLog(t *testing.T) {
+	dir := t.TempDir()
+	if st, _, errOut := drdam(t, "serve", "--data", dir, "--access-log", "xml"); st != 2 || !strings.Contains(errOut, `--access-log "xml"`) {
+		t.Errorf("--access-log xml: status %d, %q", st, errOut)
+	}
+	addr := freeAddr(t)
+	cmd := drdamProcess("serve", "--data", dir, "--addr", addr, "--access-log", "json")
+	var errOut syncWriter
+	cmd.Stderr = &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	up := false
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !up; time.Sleep(10 * time.Millisecond) {
+		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
+			resp.Body.Close()
+			up = true
+		}
+	}
+	if !up {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("drdam serve did not start: %s", errOut.String())
+	}
+	if resp, err := http.Get("http://" + addr + "/v1/memories/nope"); err == nil {
+		resp.Body.Close()
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("after SIGTERM: %v", err)
+	}
+	var got []string
+	for _, l := range strings.Split(errOut.String(), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) == nil && m["msg"] == "request" {
+			got = append(got, fmt.Sprintf("%v %v %v", m["method"], m["path"], m["status"]))
+		}
+	}
+	// At least one /healthz (the wait polls it) and the 404, last.
+	if len(got) < 2 || got[len(got)-1] != "GET /v1/memories/nope 404" || got[0] != "GET /healthz 200" {
+		t.Errorf("access lines %q, want GET /healthz 200 … GET /v1/memories/nope 404\n%s", got, errOut.String())
+	}
+}
+
+// syncWriter is a bytes.Buffer for a process's output read after it ends
+// (and while it runs, by the test's failure message).
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
