@@ -367,7 +367,7 @@ func salvageMemory(dir string, rep *SalvageReport) error {
 
 // writeConfig writes memory.json atomically.
 func writeConfig(dir string, c dam.Config) error {
-	b, err := json.MarshalIndent(apiConfig(c), "", "  ")
+	b, err := json.MarshalIndent(APIConfig(c), "", "  ")
 	if err != nil {
 		return err
 	}

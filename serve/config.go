@@ -124,8 +124,9 @@ func configError(status int, err error) error {
 	return &FieldError{Status: status, Msg: err.Error()}
 }
 
-// apiConfig returns the API form of c.
-func apiConfig(c dam.Config) Config {
+// APIConfig returns the API form of c (the DrDAM-only fields left out of
+// an MrDAM's), as GET /v1/memories/{name} and drdam info --json give it.
+func APIConfig(c dam.Config) Config {
 	a := Config{Rep: c.Rep.String(), D: c.D, Beta: c.Beta, Similarity: c.Similarity.String(), Precision: c.Precision.String()}
 	if c.Rep == dam.RepDrDAM {
 		a.Basis, a.Projection, a.Y, a.Seed = c.Basis.String(), c.Projection.String(), c.Y, c.Seed

@@ -26,7 +26,7 @@ func (mem *memory) info() MemoryInfo {
 	mem.mu.RLock()
 	defer mem.mu.RUnlock()
 	n := mem.m.Len()
-	return MemoryInfo{Name: mem.name, Config: apiConfig(mem.cfg), Count: n, Bytes: int64(stateBytes(mem.cfg, n)), Seq: mem.seq, Status: "ready"}
+	return MemoryInfo{Name: mem.name, Config: APIConfig(mem.cfg), Count: n, Bytes: int64(stateBytes(mem.cfg, n)), Seq: mem.seq, Status: "ready"}
 }
 
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request) error {

@@ -105,7 +105,7 @@ func createMemory(dir, name string, c dam.Config, env *memEnv) (*memory, error) 
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	b, err := json.MarshalIndent(apiConfig(c), "", "  ")
+	b, err := json.MarshalIndent(APIConfig(c), "", "  ")
 	if err == nil {
 		err = atomicfile.Write(filepath.Join(dir, "memory.json"), func(w io.Writer) error {
 			_, err := w.Write(append(b, '\n'))

@@ -269,7 +269,7 @@ func (s *Server) info(sl *slot) MemoryInfo {
 	if mem != nil {
 		return mem.info()
 	}
-	in := MemoryInfo{Name: sl.name, Config: apiConfig(cfg), Count: count, Status: "closed"}
+	in := MemoryInfo{Name: sl.name, Config: APIConfig(cfg), Count: count, Status: "closed"}
 	if count >= 0 {
 		in.Bytes = int64(stateBytes(cfg, count))
 	}

@@ -47,7 +47,7 @@ type pageRow struct {
 
 // configSummary is a memory's configuration in a line.
 func configSummary(c dam.Config) string {
-	a := apiConfig(c)
+	a := APIConfig(c)
 	s := fmt.Sprintf("β = %g · %s", a.Beta, a.Similarity)
 	if a.Rep == "drdam" {
 		s += fmt.Sprintf(" · %s · %s · Y = %d · seed %d", a.Basis, a.Projection, a.Y, a.Seed)

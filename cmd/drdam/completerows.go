@@ -18,7 +18,7 @@ import (
 var completeRows = cli.DefaultCompleteRows
 
 // dataFormNote ends a usage error of the data form of drdam complete.
-const dataFormNote = "; with --model, drdam complete completes the rows of a file, its flags --model, --queries FILE, --out FILE, --fill, --step, --max-steps, --tol, --box, --steps, --outcome, --max-memory"
+const dataFormNote = "; with --model, drdam complete completes the rows of a file, its flags --model, --queries FILE, --out FILE, --fill, --step, --max-steps, --tol, --box, --steps, --outcome, --json, --max-memory"
 
 // imageFormNote ends a usage error of the image form of drdam complete.
 const imageFormNote = "; without --model, drdam complete is the image demo (--images, --queries N, --out DIR, ...); give --model to complete the rows of a file"
@@ -30,6 +30,7 @@ type completeData struct {
 	step, tol                                   *float64
 	maxSteps                                    *int
 	budget                                      *byteSize
+	asJSON                                      *bool
 }
 
 func newCompleteData() *completeData {
@@ -72,6 +73,7 @@ The image form (without --model) follows: the demo of the paper's Fig. 1.`)
 	c.step = fs.Number("step", 0.1, positive, "> 0", "step size η")
 	c.maxSteps = fs.Int("max-steps", 1000, "maximum number of steps L")
 	c.tol = fs.Float64("tol", 1e-6, "stop a query once |ΔE| < tol (0: always run --max-steps)")
+	c.asJSON = jsonFlag(fs)
 	c.box = fs.String("box", "", "clip every missing entry to [lo,hi] after each step, written lo,hi")
 	c.steps = fs.String("steps", "", "file for the number of steps of each query")
 	c.outc = fs.String("outcome", "", "file for how each query ended: 1 converged, 2 max steps, 3 stalled at the clip floor")
@@ -207,8 +209,7 @@ func runCompleteRows(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c.report(e, m, sum)
-	return nil
+	return c.report(e, m, sum)
 }
 
 // stream is an output written a chunk at a time: its path ("" for none)
@@ -340,9 +341,15 @@ func (s *completeSummary) add(res *dam.Result, first int64) {
 	s.n += int64(len(res.Outcome))
 }
 
-// report prints the summary and warns about the stalled queries.
-func (c *completeData) report(e *env, m dam.Memory, s *completeSummary) {
+// report prints the summary (text, or JSON with --json) and warns about
+// the stalled queries.
+func (c *completeData) report(e *env, m dam.Memory, s *completeSummary) error {
 	floorWarningRows(e.stderr, "complete", *c.queries, s.stalled, s.nStalled, int(s.n), m.Config())
+	if *c.asJSON {
+		return printJSON(e.stdout, descentJSON{Queries: s.n, Converged: s.conv, MaxSteps: s.atMax, Stalled: int64(s.nStalled), Tol: *c.tol, StepLimit: *c.maxSteps,
+			StepsMean: float64(s.steps) / float64(s.n), StepsMax: s.maxSteps, MeanEnergyChange: s.dE / float64(s.n), Out: *c.out})
+	}
 	fmt.Fprintf(e.stdout, "completed %d queries into %s: %d converged (|ΔE| < %g), %d stopped at --max-steps %d, %d stalled at the clip floor; steps mean %.1f, max %d; mean energy change %.6g\n",
 		s.n, *c.out, s.conv, *c.tol, s.atMax, *c.maxSteps, s.nStalled, float64(s.steps)/float64(s.n), s.maxSteps, s.dE/float64(s.n))
+	return nil
 }

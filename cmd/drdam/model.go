@@ -8,6 +8,7 @@ import (
 	"github.com/drdam/drdam/features"
 	"github.com/drdam/drdam/internal/atomicfile"
 	"github.com/drdam/drdam/internal/cli"
+	"github.com/drdam/drdam/serve"
 )
 
 func runEncode(e *env, args []string) error {
@@ -158,6 +159,7 @@ its size against that of the patterns themselves, and the memory that
 loading it takes. Only the header is read (and the checksum of the whole
 file checked): nothing is built.`)
 	model := fs.String("model", "", "model file")
+	asJSON := jsonFlag(fs)
 	fs.require("model")
 	if err := fs.parse(e, args); err != nil {
 		return err
@@ -168,6 +170,15 @@ file checked): nothing is built.`)
 	}
 	c := h.Config
 	count := int(min(h.Count, 1<<31))
+	if *asJSON {
+		fp := dam.EstimateFootprint(c, count)
+		j := infoJSON{File: *model, Bytes: h.Size, FormatVersion: int(h.Version), Config: serve.APIConfig(c), Patterns: uint64(h.Count),
+			PatternValues: float64(h.Count) * float64(c.D), LoadBytes: fp.Bytes, LoadLargest: fp.Largest, BudgetBytes: dam.DefaultBudget()}
+		if c.Rep == dam.RepDrDAM {
+			j.TValues = c.FeatureDim()
+		}
+		return printJSON(e.stdout, j)
+	}
 	w := e.stdout
 	fmt.Fprintf(w, "file            %s (%d bytes, format version %d, checksum OK)\n", *model, h.Size, h.Version)
 	fmt.Fprintf(w, "representation  %v\n", c.Rep)

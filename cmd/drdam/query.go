@@ -27,6 +27,7 @@ command then warns on stderr, naming the rows (counted from 1).`)
 	queries := fs.String("queries", "", "file of queries, one per row")
 	out := fs.String("out", "", "file for the energies (a vector of length B; .npy, .csv, ...)")
 	grad := fs.String("grad", "", "file for the gradients (B×D)")
+	asJSON := jsonFlag(fs)
 	budget := addBudget(fs)
 	fs.require("model", "queries")
 	if err := fs.parse(e, args); err != nil {
@@ -50,7 +51,22 @@ command then warns on stderr, naming the rows (counted from 1).`)
 		if err := dataio.WriteVector(*out, en); err != nil {
 			return err
 		}
-	} else {
+	}
+	switch {
+	case *asJSON:
+		j := energyJSON{Queries: q.Rows, Out: *out, Floored: []int{}}
+		if *out == "" {
+			j.Energies = en
+		}
+		for i, f := range floor {
+			if f {
+				j.Floored = append(j.Floored, i+1)
+			}
+		}
+		if err := printJSON(e.stdout, j); err != nil {
+			return err
+		}
+	case *out == "":
 		for _, v := range en {
 			fmt.Fprintln(e.stdout, strconv.FormatFloat(v, 'g', -1, 64))
 		}
@@ -91,6 +107,7 @@ a query that stopped earlier repeats its final energy.`)
 	stepsOut := fs.String("steps", "", "file for the number of steps of each query")
 	traceOut := fs.String("trace", "", "file for the energy traces")
 	outcomeOut := fs.String("outcome", "", "file for how each query ended: 1 converged, 2 max steps, 3 stalled at the clip floor")
+	asJSON := jsonFlag(fs)
 	budget := addBudget(fs)
 	fs.require("model", "queries", "out")
 	if err := fs.parse(e, args); err != nil {
@@ -125,7 +142,23 @@ a query that stopped earlier repeats its final energy.`)
 		stalled[i] = o == dam.Stalled
 	}
 	floorWarning(e.stderr, "recall", *queries, stalled, m.Config())
+	if *asJSON {
+		return printJSON(e.stdout, recallJSON(res, *tol, *maxSteps, *out))
+	}
 	return recallSummary(e.stdout, res, *tol, *maxSteps)
+}
+
+// recallJSON is recall's summary as drdam recall --json prints it.
+func recallJSON(res *dam.Result, tol float64, maxSteps int, out string) descentJSON {
+	conv, atMax, stalled := res.Count()
+	j := descentJSON{Queries: int64(len(res.Steps)), Converged: int64(conv), MaxSteps: int64(atMax), Stalled: int64(stalled), Tol: tol, StepLimit: maxSteps, Out: out}
+	for b, n := range res.Steps {
+		j.StepsMean += float64(n) / float64(j.Queries)
+		j.StepsMax = max(j.StepsMax, n)
+		t := res.Energy[b]
+		j.MeanEnergyChange += (t[len(t)-1] - t[0]) / float64(j.Queries)
+	}
+	return j
 }
 
 // descend runs the descent of opt from the queries q of file name, with
