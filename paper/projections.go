@@ -83,6 +83,7 @@ func (x *comparisonExperiment) Params(string) *Params {
 	ps.add("control", switchValue{&c.Control}, "", "also draw a second sample of --seeds iid projections (the next seeds), as a control: its ratio to the first shows the spread of chance alone")
 	ps.add("tolerance", numberValue{&c.Tolerance, isPositive, "> 0"}, "float", "summary: list the rows whose ratio to the reference exceeds this")
 	ps.add("precision", precisionValue(&c.Precision), "string", "compute precision of DrDAM (float64, as the grid experiments: the errors compared are the projections', not rounding)")
+	ps.add("estimate", switchValue{&c.Estimate}, "", "print the plan and its estimated run time (on a machine whose cores the run has to itself; the calibration takes about two seconds), and stop")
 	return ps
 }
 
@@ -92,6 +93,20 @@ func (x *comparisonExperiment) Run(ctx context.Context, p *Params, dir string, o
 	c, ok := p.cfg.(*comparisonSpec)
 	if !ok {
 		return nil, fmt.Errorf("%s: parameters of another experiment", x.info.Name)
+	}
+	if c.Estimate {
+		if err := c.check(); err != nil {
+			return nil, err
+		}
+		rates, err := experiment.Calibrate(ctx, c.Precision)
+		if err != nil {
+			return nil, err
+		}
+		plan, err := experiment.EnergyPlan(c.grid(), rates, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Info: x.Info(), Dir: dir, Text: fmt.Sprintf("%s\t-\t%d tasks\t%s\n", x.info.Name, len(plan.Tasks), FormatDuration(plan.Cost()))}, nil
 	}
 	start := time.Now()
 	table, err := runComparison(ctx, *c, dir, p.Command, p.Version, func(done, total float64, label string) { obs.progress(done, total, x.info.Name+": "+label) })
@@ -117,6 +132,13 @@ type comparisonSpec struct {
 	Control     bool // also a second sample of iid projections (see experiment.BinaryGrid)
 	Tolerance   float64
 	Precision   dam.Precision
+	Estimate    bool // print the plan's estimated run time and stop
+}
+
+// grid returns the energy grid that c measures.
+func (c comparisonSpec) grid() experiment.BinaryGrid {
+	return experiment.BinaryGrid{Ds: c.Ds, Ks: []int{c.K}, Betas: c.Betas, Ys: c.Ys, Projections: c.Projections, Basis: c.Basis,
+		Flip: c.Flip, Seed: c.Seed, Seeds: c.Seeds, Control: c.Control, Precision: c.Precision}
 }
 
 // check validates the parameters that the plan does not.
@@ -160,9 +182,7 @@ func runComparison(ctx context.Context, c comparisonSpec, dir, command, version 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	g := experiment.BinaryGrid{Ds: c.Ds, Ks: []int{c.K}, Betas: c.Betas, Ys: c.Ys, Projections: c.Projections, Basis: c.Basis,
-		Flip: c.Flip, Seed: c.Seed, Seeds: c.Seeds, Control: c.Control, Precision: c.Precision}
-	plan, err := experiment.EnergyPlan(g, experiment.DefaultRates(), nil)
+	plan, err := experiment.EnergyPlan(c.grid(), experiment.DefaultRates(), nil)
 	if err != nil {
 		return "", err
 	}
