@@ -180,6 +180,25 @@ func (im *Image) Levels() []uint8 {
 	return out
 }
 
+// ToGray returns the image in gray: each pixel's luminance, as Go's
+// color.GrayModel computes it from the 8-bit levels (ITU-R BT.601:
+// 0.299 R + 0.587 G + 0.114 B, rounded), scaled to v/255/√D with D = H·W.
+// A gray image is returned as a copy.
+func (im *Image) ToGray() *Image {
+	g := &Image{Name: im.Name, H: im.H, W: im.W, Gray: true, Pix: make([]float64, im.H*im.W)}
+	if im.Gray {
+		copy(g.Pix, im.Pix)
+		return g
+	}
+	lv := im.Levels()
+	s := 1 / (255 * math.Sqrt(float64(im.H*im.W)))
+	for p := range g.Pix {
+		c := color.RGBA{R: lv[3*p], G: lv[3*p+1], B: lv[3*p+2], A: 255}
+		g.Pix[p] = float64(color.GrayModel.Convert(c).(color.Gray).Y) * s
+	}
+	return g
+}
+
 // SavePNG writes the image (as RGBA returns it) to path as an 8-bit RGB PNG,
 // atomically: through a temporary file in the same folder, renamed over
 // path. Errors name the path.

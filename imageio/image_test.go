@@ -293,3 +293,33 @@ func TestFromPatternAndErrors(t *testing.T) {
 		t.Error("FromImage accepts an empty image")
 	}
 }
+
+// TestToGray: pure red, green, blue, white and a mid gray become the
+// luminances of Go's color.GrayModel (76, 150, 29, 255, 128), scaled by
+// 1/255/√(H·W), and a gray image comes back as an equal copy.
+func TestToGray(t *testing.T) {
+	levels := [][3]float64{{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}, {128, 128, 128}, {0, 0, 0}}
+	want := []float64{76, 150, 29, 255, 128, 0}
+	const h, w = 2, 3
+	im := &Image{Name: "c", H: h, W: w, Pix: make([]float64, h*w*3)}
+	sc := 1 / (255 * math.Sqrt(h*w*3))
+	for p, l := range levels {
+		for k := range 3 {
+			im.Pix[3*p+k] = l[k] * sc
+		}
+	}
+	g := im.ToGray()
+	if !g.Gray || g.D() != h*w || g.C() != 1 {
+		t.Fatalf("gray: %+v", g)
+	}
+	for p, y := range want {
+		if got := g.Pix[p] * 255 * math.Sqrt(h*w); math.Abs(got-y) > 1e-9 {
+			t.Errorf("pixel %d: level %v, want %v", p, got, y)
+		}
+	}
+	again := g.ToGray()
+	again.Pix[0] = -1
+	if g.Pix[0] == -1 {
+		t.Error("ToGray of a gray image shares its pixels")
+	}
+}

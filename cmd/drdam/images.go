@@ -18,7 +18,8 @@ func runImages(e *env, args []string) error {
 	fs := newFlags("images", "", `
 Turn images into patterns and back, for the files and the API: PNG/JPEG
 files (or folders of them) scaled to cover --size and centre-cropped, one
-image per row of H×W×3 values v/255/√D, as drdam complete reads them.
+image per row of H×W×3 values v/255/√D, as drdam complete reads them
+(with --gray, H×W luminances: a gray memory, D three times smaller).
 
   --out FILE       the patterns, one image per row (.npy, .csv, ...)
   --request FILE   the JSON body of a recall (POST /v1/memories/NAME/recall)
@@ -41,6 +42,7 @@ Example (a memory of the shared photos, completed through the API):
 	steps := fs.Count("max-steps", 300, 1, maxCount, "max_steps of --request")
 	from := fs.String("from", "", "a recall's answer (JSON) or a pattern file, to write as PNGs")
 	pngDir := fs.String("png-dir", "", "folder for the PNGs of --from")
+	gray := fs.Bool("gray", false, "gray images: each pixel's luminance (0.299 R + 0.587 G + 0.114 B), D = H·W")
 	if err := fs.parse(e, args); err != nil {
 		return err
 	}
@@ -61,6 +63,11 @@ Example (a memory of the shared photos, completed through the API):
 	if err != nil {
 		return err
 	}
+	if *gray {
+		for i, im := range ims {
+			ims[i] = im.ToGray()
+		}
+	}
 	x, d, err := imageio.Patterns(ims)
 	if err != nil {
 		return err
@@ -75,6 +82,9 @@ Example (a memory of the shared photos, completed through the API):
 		vis, err := imageio.ParseOcclusion(*occlude, h, w, 0)
 		if err != nil {
 			return usagef("--occlude %v", err)
+		}
+		if *gray {
+			vis = imageio.ForChannels(vis, 1)
 		}
 		q := make([]float64, len(x))
 		imageio.Apply(q, x, vis, 0)

@@ -80,3 +80,37 @@ func TestImages(t *testing.T) {
 		}
 	}
 }
+
+// TestImagesGray: drdam images --gray writes each image's luminance
+// (imageio's ToGray: D = H·W), a request whose mask has H·W entries
+// hiding the bottom half, and the gray rows come back as PNGs of the
+// same levels.
+func TestImagesGray(t *testing.T) {
+	dir := t.TempDir()
+	writeTestImages(t, dir, 2, 8)
+	pat, req := filepath.Join(dir, "g.npy"), filepath.Join(dir, "g.json")
+	mustRun(t, "images", "--images", dir, "--size", "8x8", "--gray", "--out", pat, "--request", req)
+	ims, err := imageio.Load([]string{dir}, 8, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []float64
+	for _, im := range ims {
+		want = append(want, im.ToGray().Pix...)
+	}
+	m, err := dataio.ReadMatrix(pat)
+	if err != nil || m.Cols != 64 || !slices.Equal(m.Data, want) {
+		t.Fatalf("gray patterns: %v, %d columns; want ToGray's 64", err, m.Cols)
+	}
+	b, _ := os.ReadFile(req)
+	var r struct{ Mask []bool }
+	if err := json.Unmarshal(b, &r); err != nil || len(r.Mask) != 64 || r.Mask[31] != true || r.Mask[32] != false {
+		t.Fatalf("gray request mask: %v, %v", err, r.Mask)
+	}
+	out := filepath.Join(t.TempDir(), "png")
+	mustRun(t, "images", "--from", pat, "--size", "8x8", "--png-dir", out)
+	back, err := imageio.Load([]string{filepath.Join(out, "001.png")}, 8, 8)
+	if err != nil || !slices.Equal(back[0].ToGray().Pix, want[64:]) {
+		t.Errorf("gray image 1 back from its PNG: %v", err)
+	}
+}
