@@ -190,16 +190,21 @@ func TestPaperErrors(t *testing.T) {
 
 // TestPaperEstimate checks that --estimate prints the plan once (it was
 // printed on stderr and again on stdout) and writes nothing, at the
-// paper's scale.
+// paper's scale for the grid experiments (projections has no scale: "-").
 func TestPaperEstimate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x")
 	for _, x := range paper.All() {
-		if x.Params("quick").Lookup("estimate") == nil {
-			continue // not a grid experiment
+		ps := x.Params("quick")
+		if ps.Lookup("estimate") == nil {
+			continue // no plan to estimate
 		}
 		name := x.Info().Name
-		st, stdout, stderr := drdam(t, "experiment", name, "--scale", "paper", "--estimate", "--out", out)
-		if st != 0 || !strings.HasPrefix(stdout, name+"\tpaper\t") {
+		args, scale := []string{"experiment", name, "--estimate", "--out", out}, "-"
+		if ps.Lookup("scale") != nil {
+			args, scale = append(args, "--scale", "paper"), "paper"
+		}
+		st, stdout, stderr := drdam(t, args...)
+		if st != 0 || !strings.HasPrefix(stdout, name+"\t"+scale+"\t") {
 			t.Errorf("%s: status %d, stdout %q", name, st, stdout)
 		}
 		// The summary is printed once: one line on stdout, nothing on stderr.
