@@ -140,7 +140,7 @@ func TestClient(t *testing.T) {
 			q0[j] = 0
 		}
 	}
-	rec, err := c.Recall(ctx, "letters", api.RecallRequest{Queries: [][]float64{q0}, Mask: mask, MaxSteps: 500, Tol: 1e-9, Box: &[2]float64{0, 1}})
+	rec, err := c.Recall(ctx, "letters", api.RecallRequest{Queries: [][]float64{q0}, Mask: mask, MaxSteps: 500, Tol: api.Float(1e-9), Box: &[2]float64{0, 1}})
 	if err != nil {
 		t.Fatal(err)
 	}

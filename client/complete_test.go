@@ -43,7 +43,7 @@ func TestComplete(t *testing.T) {
 	for i := range fill {
 		fill[i] = 0.1
 	}
-	got, err := c.Complete(ctx, "letters", api.CompleteRequest{Rows: api.MissingRows(rows(x)), Fill: fill, MaxSteps: 100, Tol: 1e-10})
+	got, err := c.Complete(ctx, "letters", api.CompleteRequest{Rows: api.MissingRows(rows(x)), Fill: fill, MaxSteps: 100, Tol: api.Float(1e-10)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func Example() {
 	res, err := c.Recall(ctx, "digits", api.RecallRequest{
 		Queries: [][]float64{{0.5, 0, 0, 0}},
 		Mask:    []bool{true, true, false, false}, // the first half is clamped
-		Tol:     1e-6,
+		Tol:     api.Float(1e-9),                  // nil: the server's 1e-6
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -5,12 +5,22 @@ import (
 	"math"
 )
 
+// DefaultTol is the tolerance of a descent that is not given one
+// everywhere but in RecallOptions (whose zero Tol runs every step): drdam
+// recall's and complete's --tol, the service's "tol", its clients' and
+// its page's, so that a query that has settled says "converged" wherever
+// it was run. An energy change below it, at the scale of patterns in
+// [0, 1/√D], is far below any difference a completion shows.
+const DefaultTol = 1e-6
+
 // RecallOptions configures an energy descent x ← x − η ∇E(x) (eq. gen-up).
 type RecallOptions struct {
 	Step     float64 // step size η > 0
 	MaxSteps int     // L ≥ 0: at most this many steps per query
 	// Tol stops a query once |E(x^t) − E(x^(t−1))| < Tol (§4.2,
-	// "retrieved"); 0 runs every query for MaxSteps steps.
+	// "retrieved"); 0 runs every query for MaxSteps steps. The command,
+	// the service, its clients and its page take DefaultTol when none is
+	// given.
 	Tol float64
 	// Clamp, if not nil, says which coordinates are clamped: coordinates
 	// where it is true have their gradient zeroed, so they keep their

@@ -164,7 +164,7 @@ func TestTimeout(t *testing.T) {
 	call(t, "PUT", url+"/v1/memories/m", map[string]any{"d": d, "y": 20000}, nil)
 	call(t, "POST", url+"/v1/memories/m/patterns", map[string]any{"patterns": api.RowsOf(patterns(8, d, 1), d)}, nil)
 	t0 := time.Now()
-	st, b := call(t, "POST", url+"/v1/memories/m/recall", map[string]any{"queries": api.RowsOf(patterns(8, d, 2), d), "max_steps": 10000}, nil)
+	st, b := call(t, "POST", url+"/v1/memories/m/recall", map[string]any{"queries": api.RowsOf(patterns(8, d, 2), d), "max_steps": 10000, "tol": 0}, nil)
 	var eb ErrorBody
 	json.Unmarshal(b, &eb)
 	if st != 408 || eb.Error.Status != 408 {

@@ -339,7 +339,9 @@ func TestBrowser(t *testing.T) {
 	if r := num(b, "rmse"); !(r < nearest/2) {
 		t.Errorf("MrDAM completion RMSE %.2f on the occluded half, want < %.2f", r, nearest/2)
 	}
-	if a["step"] != "200" {
-		t.Errorf("the DrDAM stopped at step %s, want 200", a["step"])
+	// The page sends no tol: the server's default (dam.DefaultTol) stops
+	// the descent once it has settled, and the page says so.
+	if st, err := strconv.Atoi(a["step"]); err != nil || st >= 200 || a["done"] != "converged" {
+		t.Errorf("the DrDAM ended at step %s, %q; want converged before --max-steps 200", a["step"], a["done"])
 	}
 }

@@ -90,7 +90,7 @@ func TestComplete(t *testing.T) {
 	}
 
 	var got CompleteResult
-	req := api.CompleteRequest{Rows: api.MissingRows(api.RowsOf(x, d)), Fill: fill, Step: 0.5, MaxSteps: 200}
+	req := api.CompleteRequest{Rows: api.MissingRows(api.RowsOf(x, d)), Fill: fill, Step: 0.5, MaxSteps: 200, Tol: api.Float(0)} // every step, as opt
 	if st, b := call(t, "POST", url+"/v1/memories/m/complete", req, &got); st != 200 {
 		t.Fatalf("complete: %d %s", st, b)
 	}
@@ -116,9 +116,9 @@ func TestComplete(t *testing.T) {
 		}
 	}
 
-	// A .npy body with NaNs takes the default options: the answer is
-	// dam.Complete's with them.
-	def, err := dam.Complete(offline, x, dam.CompleteOptions{RecallOptions: dam.RecallOptions{Step: 0.1, MaxSteps: 300}})
+	// A .npy body with NaNs takes the default options (step 0.1, 300
+	// steps, dam.DefaultTol): the answer is dam.Complete's with them.
+	def, err := dam.Complete(offline, x, dam.CompleteOptions{RecallOptions: dam.RecallOptions{Step: 0.1, MaxSteps: 300, Tol: dam.DefaultTol}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,10 +16,11 @@ import (
 type RecallResult = api.RecallResult
 
 // recallOptions reads the options of a recall from the rest of its JSON
-// body: step (0.1), max_steps (300), tol (0), box [lo, hi] and mask (one
+// body: step (0.1), max_steps (300), tol (dam.DefaultTol; 0 runs every
+// step), box [lo, hi] and mask (one
 // row of D booleans or 0/1 for every query, or a row per query).
 func (s *Server) recallOptions(rest map[string]json.RawMessage, b, d int) (dam.RecallOptions, error) {
-	o := dam.RecallOptions{Step: 0.1, MaxSteps: 300}
+	o := dam.RecallOptions{Step: 0.1, MaxSteps: 300, Tol: dam.DefaultTol}
 	num := func(field string, dst *float64) error {
 		if v, ok := rest[field]; ok {
 			if err := json.Unmarshal(v, dst); err != nil || math.IsNaN(*dst) || math.IsInf(*dst, 0) {

@@ -344,9 +344,9 @@ class Client:
     def recall(self, name, queries, mask=None, step=None, max_steps=None, tol=None, box=None):
         """Descend the energy of the memory name from the queries. mask: D
         booleans for every query, or a row per query (True: clamped);
-        step (0.1), max_steps (300), tol (0), box (lo, hi). Return {"x":
-        final states, "steps": [...], "energy": [...], "outcome":
-        ["converged" | "max-steps" | "stalled", ...]}."""
+        step (0.1), max_steps (300), tol (1e-6; 0 runs every step), box
+        (lo, hi). Return {"x": final states, "steps": [...], "energy":
+        [...], "outcome": ["converged" | "max-steps" | "stalled", ...]}."""
         body = {"queries": _rows(queries)}
         if mask is not None:
             m = mask.tolist() if _is_array(mask) else mask
@@ -368,7 +368,7 @@ class Client:
         entries are clamped and come back as sent; the missing ones start
         at fill (D numbers; 0 if None: a start near the answer, such as the
         columns' means, completes better) and descend with step (0.1),
-        max_steps (300), tol (0) and box (lo, hi), a recall's options. A row
+        max_steps (300), tol (1e-6) and box (lo, hi), a recall's options. A row
         with nothing visible descends from the fill. Return {"x": the
         completed rows, "steps": [...], "energy": [...], "outcome":
         ["converged" | "max-steps" | "stalled", ...]} (numpy arrays for x

@@ -92,15 +92,20 @@ type EnergyResult struct {
 // RecallRequest is the body of POST …/recall. Mask, if given, is one row
 // of D booleans (or 0/1) for every query, or a row per query: true
 // coordinates are clamped. Zero values take the defaults: step 0.1,
-// max_steps 300, tol 0 (every step), no box.
+// max_steps 300, no box; a nil Tol takes 1e-6 (dam.DefaultTol), a Tol of
+// 0 (Float(0)) runs every step.
 type RecallRequest struct {
 	Queries  Rows        `json:"queries"`
 	Mask     any         `json:"mask,omitempty"`
 	Step     float64     `json:"step,omitempty"`
 	MaxSteps int         `json:"max_steps,omitempty"`
-	Tol      float64     `json:"tol,omitempty"`
+	Tol      *float64    `json:"tol,omitempty"`
 	Box      *[2]float64 `json:"box,omitempty"`
 }
+
+// Float returns a pointer to v, for the optional numbers of a request
+// (Tol: Float(1e-9)).
+func Float(v float64) *float64 { return &v }
 
 // RecallResult is its answer: the final states, the steps each query
 // took, its final energy and how its descent ended (converged, max-steps
@@ -124,7 +129,7 @@ type CompleteRequest struct {
 	Fill     []float64   `json:"fill,omitempty"`
 	Step     float64     `json:"step,omitempty"`
 	MaxSteps int         `json:"max_steps,omitempty"`
-	Tol      float64     `json:"tol,omitempty"`
+	Tol      *float64    `json:"tol,omitempty"`
 	Box      *[2]float64 `json:"box,omitempty"`
 }
 
