@@ -244,11 +244,14 @@ func TestBrowser(t *testing.T) {
 		{"photos", map[string]any{"d": d, "beta": 120, "y": 200000, "projection": "structured", "seed": 1}},
 		{"photos-exact", map[string]any{"d": d, "beta": 120, "rep": "mrdam"}},
 		{"vectors", map[string]any{"d": 10, "beta": 10, "y": 1000, "projection": "structured"}},
+		// First by name, and a square D = 2·2: not an image memory, so
+		// the page must not open on it (it did, drawing "2×2 gray").
+		{"a-tiny", map[string]any{"d": 4, "beta": 10, "y": 100}},
 	} {
 		if st, b := call(t, "PUT", url+"/v1/memories/"+c.name, c.cfg, nil); st != 201 {
 			t.Fatalf("create %s: %d %s", c.name, st, b)
 		}
-		if c.name != "vectors" {
+		if c.name == "photos" || c.name == "photos-exact" {
 			if st, b := call(t, "POST", url+"/v1/memories/"+c.name+"/patterns", map[string]any{"patterns": api.RowsOf(imgs, d)}, nil); st != 200 {
 				t.Fatalf("add: %d %s", st, b)
 			}
@@ -284,13 +287,15 @@ func TestBrowser(t *testing.T) {
 		}
 	}
 	var rows int
-	var cmp string
+	var cmp, opened, choices string
 	err := chromedp.Run(ctx,
 		chromedp.Navigate(url+"/"),
 		chromedp.WaitVisible(`#memories tr[data-name="photos"]`),
 		chromedp.Evaluate(`document.querySelectorAll("#memories tbody tr").length`, &rows),
 		poll(`document.querySelectorAll("#thumbs canvas").length === `+strconv.Itoa(k)),
 		chromedp.Value("#cmp", &cmp),
+		chromedp.Value("#mem", &opened),
+		chromedp.Evaluate(`[...document.getElementById("mem").options].map((o) => o.value).join(",")`, &choices),
 		chromedp.Click(`#thumbs canvas[data-i="`+strconv.Itoa(pick)+`"]`),
 		chromedp.SetValue("#maxsteps", "200"),
 		chromedp.Evaluate(`drdam.pauseAt(12)`, nil),
@@ -302,8 +307,11 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows != 3 || cmp != "photos-exact" {
-		t.Errorf("the page lists %d memories (want 3) and compares with %q (want photos-exact)", rows, cmp)
+	if rows != 4 || cmp != "photos-exact" {
+		t.Errorf("the page lists %d memories (want 4) and compares with %q (want photos-exact)", rows, cmp)
+	}
+	if opened != "photos" || choices != "photos,photos-exact" {
+		t.Errorf("the page opened on %q among image memories %q; want photos among photos,photos-exact", opened, choices)
 	}
 	var mid map[string]string
 	var a, b map[string]string

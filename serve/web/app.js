@@ -33,11 +33,13 @@
   }
 
   // ---- images: a pattern is H×W×C, a level v is v/255/√D ----
+  // A memory of D = H·H or H·H·3 with H ≥ 8 is drawn as images; a smaller
+  // square (D = 4, 16: vectors, records) is not an image.
   function shape(d) {
     for (const c of [1, 3]) {
       if (d % c) continue;
       const h = Math.round(Math.sqrt(d / c));
-      if (h >= 2 && h * h * c === d) return { h, c };
+      if (h >= 8 && h * h * c === d) return { h, c };
     }
     return null;
   }
@@ -191,12 +193,14 @@
     }));
     renderTable();
     const imgs = st.mems.filter((m) => shape(m.config.d));
-    imgs.sort((a, b) => (a.config.rep === "mrdam") - (b.config.rep === "mrdam"));
+    // Open on a memory that holds images (a gallery), a DrDAM first.
+    const held = (m) => (st.galleries[m.name] || 0) > 0;
+    imgs.sort((a, b) => held(b) - held(a) || (a.config.rep === "mrdam") - (b.config.rep === "mrdam"));
     const was = $("mem").value;
     $("mem").replaceChildren(...imgs.map((m) => option(m.name, `${m.name} (${m.config.rep === "mrdam" ? "MrDAM" : "DrDAM"}, ${m.count})`)));
     if (!imgs.length) {
       $("mem").append(option("", "no image memory"));
-      status("No memory holds images: D must be H·H (gray) or H·H·3 (RGB), e.g. 784 or 3072.");
+      status("No memory holds images: D must be H·H (gray) or H·H·3 (RGB) with H ≥ 8, e.g. 784 or 3072.");
       return;
     }
     if (imgs.some((m) => m.name === was)) $("mem").value = was;
