@@ -310,6 +310,18 @@ func TestBrowser(t *testing.T) {
 	if rows != 4 || cmp != "photos-exact" {
 		t.Errorf("the page lists %d memories (want 4) and compares with %q (want photos-exact)", rows, cmp)
 	}
+	var eticks, tticks []string
+	if err := chromedp.Run(ctx,
+		chromedp.Evaluate(`[...document.querySelectorAll("#plot text.etick")].map((e) => e.textContent)`, &eticks),
+		chromedp.Evaluate(`[...document.querySelectorAll("#plot text.ttick")].map((e) => e.textContent)`, &tticks),
+	); err != nil {
+		t.Fatal(err)
+	}
+	for _, ax := range [][]string{eticks, tticks} {
+		if !roundTicks(ax) {
+			t.Errorf("axis ticks %q: want at least two, at the multiples of a step of 1, 2 or 5 times a power of ten", ax)
+		}
+	}
 	if opened != "photos" || choices != "photos,photos-exact" {
 		t.Errorf("the page opened on %q among image memories %q; want photos among photos,photos-exact", opened, choices)
 	}
@@ -352,4 +364,34 @@ func TestBrowser(t *testing.T) {
 	if st, err := strconv.Atoi(a["step"]); err != nil || st >= 200 || a["done"] != "converged" {
 		t.Errorf("the DrDAM ended at step %s, %q; want converged before --max-steps 200", a["step"], a["done"])
 	}
+}
+
+// roundTicks reports whether the tick labels are at least two numbers at
+// the multiples of one round step (1, 2 or 5 times a power of ten).
+func roundTicks(labels []string) bool {
+	if len(labels) < 2 {
+		return false
+	}
+	v := make([]float64, len(labels))
+	for i, l := range labels {
+		x, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			return false
+		}
+		v[i] = x
+	}
+	step := math.Abs(v[1] - v[0])
+	if step == 0 {
+		return false
+	}
+	m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-9))
+	if math.Abs(m-1) > 1e-6 && math.Abs(m-2) > 1e-6 && math.Abs(m-5) > 1e-6 {
+		return false
+	}
+	for _, x := range v {
+		if k := x / step; math.Abs(k-math.Round(k)) > 1e-6 {
+			return false
+		}
+	}
+	return true
 }

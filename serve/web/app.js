@@ -299,11 +299,20 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  // fmtE writes an energy tick with the digits its span needs.
-  function fmtE(e, span) {
-    const digits = Math.max(0, -Math.floor(Math.log10(span / 4)) + 1);
-    if (Math.abs(e) < 0.5 * 10 ** -digits) return "0";
-    return digits > 6 ? e.toExponential(2) : e.toFixed(digits);
+  // niceTicks returns about n ticks over [lo, hi] at the multiples of a
+  // round step (1, 2 or 5 times a power of ten) that fall inside.
+  function niceTicks(lo, hi, n) {
+    const raw = (hi - lo) / n, p = 10 ** Math.floor(Math.log10(raw)), f = raw / p;
+    const step = (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * p;
+    const ticks = [];
+    for (let i = Math.ceil(lo / step - 1e-9); i * step <= hi + step * 1e-9; i++) ticks.push(i * step);
+    return { step, ticks };
+  }
+  // fmtE writes an energy tick with the digits its step needs.
+  function fmtE(e, step) {
+    const digits = Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
+    if (Math.abs(e) < 0.5 * step) return "0";
+    return digits > 6 ? e.toExponential(1) : e.toFixed(digits);
   }
   let plotQueued = false;
   function plot() {
@@ -318,13 +327,13 @@
         let lo = Math.min(...all.map((p) => p[1])), hi = Math.max(...all.map((p) => p[1]));
         if (hi - lo < 1e-12) { hi += 0.5; lo -= 0.5; }
         const sx = (t) => L + t / Math.max(1, st.maxSteps) * (W - L - R), sy = (e) => T + (hi - e) / (hi - lo) * (H - T - B);
-        for (let i = 0; i <= 4; i++) {
-          const e = lo + (hi - lo) * i / 4, y = sy(e);
-          kids.push(svg("line", { x1: L, x2: W - R, y1: y, y2: y, class: "grid" }), svg("text", { x: L - 6, y: y + 4, "text-anchor": "end" }, fmtE(e, hi - lo)));
+        const et = niceTicks(lo, hi, 4);
+        for (const e of et.ticks) {
+          const y = sy(e);
+          kids.push(svg("line", { x1: L, x2: W - R, y1: y, y2: y, class: "grid" }), svg("text", { x: L - 6, y: y + 4, "text-anchor": "end", class: "etick" }, fmtE(e, et.step)));
         }
-        for (let i = 0; i <= 5; i++) {
-          const t = Math.round(st.maxSteps * i / 5);
-          kids.push(svg("text", { x: sx(t), y: H - 10, "text-anchor": "middle" }, t));
+        for (const t of niceTicks(0, Math.max(1, st.maxSteps), 5).ticks) {
+          kids.push(svg("text", { x: sx(t), y: H - 10, "text-anchor": "middle", class: "ttick" }, Math.round(t)));
         }
         let ly = T + 14;
         for (const k of ["a", "b"]) {
