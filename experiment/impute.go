@@ -350,8 +350,8 @@ func (mc *ModelCache) get(c dam.Config) (*dam.DrDAM, float64, bool, error) {
 // Drop forgets the cached models.
 func (mc *ModelCache) Drop() { clear(mc.models); clear(mc.build) }
 
-// Run measures every method of ms that applies to the cell (by the
-// cell's Masked) and returns their scores, in the order of ms.
+// Run measures every method of ms that applies to the cell's corruption
+// (Method.Applies) and returns their scores, in the order of ms.
 func (c ImputeCell) Run(ctx context.Context, ms []Method) ([]ImputeScore, error) {
 	if c.D <= 0 || len(c.Truth)%c.D != 0 || len(c.Queries) != len(c.Truth) || len(c.Scored) != len(c.Truth) || len(c.Stored)%c.D != 0 {
 		return nil, fmt.Errorf("impute: shapes: D = %d, %d stored, %d truth, %d queries, %d scored", c.D, len(c.Stored), len(c.Truth), len(c.Queries), len(c.Scored))
