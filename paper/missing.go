@@ -454,10 +454,19 @@ func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs 
 		}
 		k := j.k
 		if dt.Held == nil {
-			k = min(k, len(dt.Rows)/(dt.H*dt.W)-c.Queries-c.Validation)
+			n := len(dt.Rows) / (dt.H * dt.W)
+			if k = min(k, n-c.Queries-c.Validation); k < 1 {
+				return nil, &ParamError{Name: "queries", Msg: fmt.Sprintf("%s has %d rows: %d queries and %d validation queries per query set leave none to store",
+					dt.Name, n, c.Queries, c.Validation)}
+			}
 		}
-		if sweep := i >= len(c.Data); sweep && (k != j.k || (slices.Contains(c.Data, j.data) && k == mainOf[j.data] && slices.Contains(c.Corruptions, experiment.Bottom))) {
-			continue // a K the data set cannot hold, or measured already
+		if sweep := i >= len(c.Data); sweep && k != j.k {
+			note := fmt.Sprintf("sweep: K = %d left out: %s keeps %d rows for storing beside its queries", j.k, dt.Name, k)
+			notes = append(notes, note)
+			fmt.Fprintln(obs.log(), note)
+			continue
+		} else if sweep && slices.Contains(c.Data, j.data) && k == mainOf[j.data] && slices.Contains(c.Corruptions, experiment.Bottom) {
+			continue // measured already, with the data set's cells
 		}
 		if i < len(c.Data) {
 			mainOf[j.data] = k
@@ -476,6 +485,9 @@ func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs 
 				return nil, err
 			}
 		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("%s: nothing measured: %s", x.info.Name, strings.Join(notes, "; "))
 	}
 	obs.progress(1, 1, "completion: writing")
 	return x.write(c, dir, rows, notes, time.Since(start))

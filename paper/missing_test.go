@@ -108,6 +108,25 @@ func TestCompletionErrors(t *testing.T) {
 	if _, err := completion.Run(context.Background(), p, t.TempDir(), Observer{}); !errors.As(err, &pe) || pe.Name != "methods" {
 		t.Errorf("unknown method: err = %v, want a *ParamError for methods", err)
 	}
+	// Too many queries for the data set's rows: an error naming the
+	// parameter, not a panic; every data set left out: an error with the
+	// notes, not an empty report.
+	p = tinyCompletion(t)
+	if err := p.Set("queries", "20000"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := completion.Run(context.Background(), p, t.TempDir(), Observer{}); !errors.As(err, &pe) || pe.Name != "queries" {
+		t.Errorf("20000 queries of Letter's 20000 rows: err = %v, want a *ParamError for queries", err)
+	}
+	p = tinyCompletion(t)
+	for name, v := range map[string]string{"sets": "mnist", "sweep-data": ""} {
+		if err := p.Set(name, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := completion.Run(context.Background(), p, t.TempDir(), Observer{}); err == nil || !strings.Contains(err.Error(), "nothing measured") || !strings.Contains(err.Error(), "--mnist") {
+		t.Errorf("no data set: err = %v, want nothing measured, with the note on --mnist", err)
+	}
 	c, note, err := loadMissingData(&missingSpec{}, "mnist")
 	if c != nil || err != nil || !strings.Contains(note, "--mnist") {
 		t.Errorf("no MNIST folder: %v, %q, %v; want a note naming --mnist", c, note, err)
