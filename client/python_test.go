@@ -73,3 +73,56 @@ func TestPython(t *testing.T) {
 		})
 	}
 }
+
+// TestPythonInstall installs the Python client with pip into a fresh
+// virtual environment (with the system's site packages, offline:
+// --no-build-isolation --no-index, so setuptools is Debian's) from a copy
+// of clients/python, and imports it from there; it is skipped, saying
+// why, without a python3 that has venv, ensurepip, pip, setuptools and
+// wheel (setuptools before 70 builds wheels with it).
+func TestPythonInstall(t *testing.T) {
+	py := ""
+	var why []string
+	for _, p := range pythons() {
+		out, err := exec.Command(p, "-c", "import setuptools, wheel, venv, ensurepip, pip").CombinedOutput()
+		if err == nil {
+			py = p
+			break
+		}
+		lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+		why = append(why, p+": "+lines[len(lines)-1])
+	}
+	if py == "" {
+		t.Skipf("no python3 with venv, ensurepip, pip, setuptools and wheel (Debian: python3-venv python3-pip python3-setuptools python3-wheel): the install is not tried %q", why)
+	}
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"pyproject.toml", "README.md", "drdam_client.py"} {
+		b, err := os.ReadFile(filepath.Join("..", "clients", "python", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(src, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	venv := filepath.Join(dir, "venv")
+	for _, args := range [][]string{
+		{py, "-m", "venv", "--system-site-packages", venv},
+		{filepath.Join(venv, "bin", "pip"), "install", "--no-build-isolation", "--no-index", "-q", src},
+	} {
+		if out, err := exec.CommandContext(ctx, args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	out, err := exec.CommandContext(ctx, filepath.Join(venv, "bin", "python"), "-c",
+		"import drdam_client; print(drdam_client.__file__); print(drdam_client.Client)").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), filepath.Join(venv, "lib")) {
+		t.Fatalf("import after pip install: %v\n%s", err, out)
+	}
+}
