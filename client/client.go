@@ -271,6 +271,15 @@ func (c *Client) List(ctx context.Context) ([]api.MemoryInfo, error) {
 	return out.Memories, err
 }
 
+// Limits returns what one request may ask of the server (GET
+// /v1/limits): the rows of a batch, the bytes of a body, …, so that a
+// large batch can be split before it is sent.
+func (c *Client) Limits(ctx context.Context) (api.Limits, error) {
+	var l api.Limits
+	_, err := c.do(ctx, request{op: "Limits", method: "GET", path: "/v1/limits"}, &l)
+	return l, err
+}
+
 // Get returns the configuration and count of the memory name.
 func (c *Client) Get(ctx context.Context, name string) (api.MemoryInfo, error) {
 	var info api.MemoryInfo

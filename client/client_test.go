@@ -386,3 +386,19 @@ func TestRecallCancel(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestLimits: GET /v1/limits answers the server's limits, its own where
+// set (a batch of 7 rows, a 1 GiB budget) and the defaults elsewhere.
+func TestLimits(t *testing.T) {
+	url := startServer(t, serve.Options{Limits: serve.Limits{MaxBatch: 7}, MaxMemory: 1 << 30})
+	l, err := client.New(url).Limits(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := serve.DefaultLimits()
+	want := api.Limits{MaxBody: def.MaxBody, MaxBatch: 7, MaxD: def.MaxD, MaxY: def.MaxY, MaxSteps: def.MaxSteps,
+		TimeoutSeconds: def.Timeout.Seconds(), MaxMemory: 1 << 30}
+	if l != want {
+		t.Errorf("limits %+v, want %+v", l, want)
+	}
+}

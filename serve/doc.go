@@ -8,6 +8,7 @@
 // Under /v1 (GET /v1/openapi.json describes it all):
 //
 //	PUT    /v1/memories/{name}                  create from a configuration: the fields of dam.Config's codec (drdam encode's flags) (201; 200 if it exists alike; 409 if not)
+//	GET    /v1/limits                           what one request may ask (rows, bytes, steps, budget)
 //	GET    /v1/memories                         list, with counts
 //	GET    /v1/memories/{name}                  configuration and count
 //	DELETE /v1/memories/{name}                  delete, files and all

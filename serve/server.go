@@ -470,6 +470,11 @@ func (s *Server) routes() {
 			_, err := w.Write(openAPI)
 			return err
 		}},
+		{"GET /v1/limits", func(w http.ResponseWriter, r *http.Request) error {
+			l := s.opt.Limits
+			return writeJSON(w, 200, api.Limits{MaxBody: l.MaxBody, MaxBatch: l.MaxBatch, MaxD: l.MaxD, MaxY: l.MaxY, MaxSteps: l.MaxSteps,
+				TimeoutSeconds: l.Timeout.Seconds(), MaxMemory: s.opt.MaxMemory})
+		}},
 		{"GET /v1/memories", s.listMemories},
 		{"PUT /v1/memories/{name}", s.createMemory},
 		{"GET /v1/memories/{name}", s.getMemory},

@@ -103,6 +103,18 @@ type RecallRequest struct {
 	Box      *[2]float64 `json:"box,omitempty"`
 }
 
+// Limits is the answer of GET /v1/limits: what one request may ask of
+// this server, so that a client can split a large batch before sending it.
+type Limits struct {
+	MaxBody        int64   `json:"max_body"`        // bytes of a request body (413 above)
+	MaxBatch       int     `json:"max_batch"`       // rows of patterns, queries or rows to complete (413 above)
+	MaxD           int     `json:"max_d"`           // dimension of a memory (422 above)
+	MaxY           int     `json:"max_y"`           // Y of a DrDAM (422 above)
+	MaxSteps       int     `json:"max_steps"`       // max_steps of a recall or completion (422 above)
+	TimeoutSeconds float64 `json:"timeout_seconds"` // of a request's computation (408 after)
+	MaxMemory      int64   `json:"max_memory"`      // the server's memory budget in bytes (507 above)
+}
+
 // Float returns a pointer to v, for the optional numbers of a request
 // (Tol: Float(1e-9)).
 func Float(v float64) *float64 { return &v }
