@@ -313,6 +313,43 @@ func (c *Client) AddFlat(ctx context.Context, name string, x []float64, d int) (
 	return c.writeFlat(ctx, "AddFlat", name, "/patterns", x, d)
 }
 
+// AddBatches adds the patterns x (row-major rows of d values) in batches
+// that the server takes (GET /v1/limits: at most max_batch rows and
+// max_body bytes of .npy each), each an AddFlat with its own idempotency
+// key and retries, calling progress (if not nil) with the rows added so
+// far and their total after each batch. It returns the rows added and the
+// memory's count after the last batch. On an error the batches before the
+// failing one are stored (Added says how many rows), the rest are not.
+func (c *Client) AddBatches(ctx context.Context, name string, x []float64, d int, progress func(done, total int)) (api.Written, error) {
+	var w api.Written
+	if d <= 0 || len(x)%d != 0 {
+		return w, fmt.Errorf("drdam: AddBatches %s: %d values are not rows of d = %d", name, len(x), d)
+	}
+	l, err := c.Limits(ctx)
+	if err != nil {
+		return w, err
+	}
+	const header = 256 // a .npy header, with room
+	per := min(l.MaxBatch, int((l.MaxBody-header)/int64(8*d)))
+	if per < 1 {
+		return w, fmt.Errorf("drdam: AddBatches %s: one row of d = %d (%d bytes) does not fit the server's body limit of %d bytes", name, d, 8*d, l.MaxBody)
+	}
+	n := len(x) / d
+	for lo := 0; lo < n; lo += per {
+		hi := min(n, lo+per)
+		b, err := c.AddFlat(ctx, name, x[lo*d:hi*d], d)
+		if err != nil {
+			return w, fmt.Errorf("after %d of %d rows: %w", lo, n, err)
+		}
+		w.Added += b.Added
+		w.Count = b.Count
+		if progress != nil {
+			progress(hi, n)
+		}
+	}
+	return w, nil
+}
+
 // RemoveFlat removes the patterns x, row-major rows of d values, as a .npy
 // body.
 func (c *Client) RemoveFlat(ctx context.Context, name string, x []float64, d int) (api.Written, error) {

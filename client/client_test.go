@@ -7,6 +7,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -400,5 +401,62 @@ func TestLimits(t *testing.T) {
 		TimeoutSeconds: def.Timeout.Seconds(), MaxMemory: 1 << 30}
 	if l != want {
 		t.Errorf("limits %+v, want %+v", l, want)
+	}
+}
+
+// TestAddBatches: 50 rows added to a server that takes 7 a request go in
+// 8 batches (7 × 7 and 1), the progress reported after each, and the
+// memory ends with the 50 rows, the energies those of one addition of all
+// of them on a server without the limit (1e-12: the same rows, summed in
+// other groups); a row larger than the body limit is refused before
+// anything is sent.
+func TestAddBatches(t *testing.T) {
+	ctx := context.Background()
+	const d, n = 8, 50
+	x := make([]float64, n*d)
+	for i := range x {
+		x[i] = 0.01 * float64((i*7919)%101)
+	}
+	cfg := api.Config{D: d, Beta: 10, Y: 500}
+	small := client.New(startServer(t, serve.Options{Limits: serve.Limits{MaxBatch: 7}}))
+	whole := client.New(startServer(t, serve.Options{}))
+	for _, c := range []*client.Client{small, whole} {
+		if _, _, err := c.Create(ctx, "m", cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var calls []int
+	w, err := small.AddBatches(ctx, "m", x, d, func(done, total int) {
+		if total != n {
+			t.Errorf("progress total %d, want %d", total, n)
+		}
+		calls = append(calls, done)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Added != n || w.Count != n || !slices.Equal(calls, []int{7, 14, 21, 28, 35, 42, 49, 50}) {
+		t.Errorf("added %+v, progress %v; want 50 in batches of 7", w, calls)
+	}
+	if _, err := whole.AddFlat(ctx, "m", x, d); err != nil {
+		t.Fatal(err)
+	}
+	q := [][]float64{x[:d], x[5*d : 6*d]}
+	a, err := small.Energy(ctx, "m", q, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := whole.Energy(ctx, "m", q, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Energy {
+		if math.Abs(a.Energy[i]-b.Energy[i]) > 1e-12*max(1, math.Abs(b.Energy[i])) {
+			t.Errorf("energy %d: %v in batches, %v at once", i, a.Energy[i], b.Energy[i])
+		}
+	}
+	tiny := client.New(startServer(t, serve.Options{Limits: serve.Limits{MaxBody: 300}}))
+	if _, err := tiny.AddBatches(ctx, "m", x, d, nil); err == nil || !strings.Contains(err.Error(), "body limit") {
+		t.Errorf("a row over the body limit: err = %v", err)
 	}
 }

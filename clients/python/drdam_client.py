@@ -324,6 +324,41 @@ class Client:
         Idempotency-Key (None: a fresh one; see Client)."""
         return self._write(name, "/patterns", patterns, npy, idempotency_key)
 
+    def limits(self):
+        """GET /v1/limits: what one request may ask of the server, {"max_body"
+        (bytes), "max_batch" (rows), "max_d", "max_y", "max_steps",
+        "timeout_seconds", "max_memory" (bytes)}."""
+        return self._request("GET", "/v1/limits")[1]
+
+    def add_batches(self, name, patterns, progress=None, npy=None):
+        """Add patterns (rows of D values) in batches the server takes: at
+        most its max_batch rows and max_body bytes each (limits()), each
+        an add() with its own idempotency key and retries. progress, if
+        given, is called as progress(done, total) after each batch. Return
+        {"added": n, "count": k} of the whole. On an error, the batches
+        before the failing one are stored and the error is raised."""
+        rows = patterns if _is_array(patterns) else _rows(patterns)
+        n = len(rows)
+        if npy is None:
+            npy = _is_array(patterns)
+        lim = self.limits()
+        d = len(rows[0]) if n else 1
+        # A .npy value is 8 bytes; a JSON number at most 25 (repr of a
+        # float64, a comma), with room for the brackets and the header.
+        per_row = 8 * d if npy else 26 * d + 2
+        per = min(lim["max_batch"], (lim["max_body"] - 256) // per_row)
+        if per < 1:
+            raise ValueError("one row of %d values does not fit the server's body limit of %d bytes" % (d, lim["max_body"]))
+        added, count = 0, None
+        for lo in range(0, n, per):
+            hi = min(n, lo + per)
+            out = self.add(name, rows[lo:hi], npy=npy)
+            added += out.get("added", 0)
+            count = out.get("count")
+            if progress is not None:
+                progress(hi, n)
+        return {"added": added, "count": count}
+
     def remove(self, name, patterns, npy=None, idempotency_key=None):
         """Remove patterns from the memory name: {"removed": n, "count": k}."""
         return self._write(name, "/patterns:remove", patterns, npy, idempotency_key)

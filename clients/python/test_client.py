@@ -120,6 +120,22 @@ class Base:
         self.assertEqual(self.c.remove(self.name, x[:5]), {"removed": 5, "count": 25})
         self.assertEqual(self.c.remove(self.name, self.data(x[5:10]), npy=True), {"removed": 5, "count": 20})
 
+    def test_add_batches(self):
+        # 10,000 rows, more than the server's max_batch (4096 by default):
+        # sent in batches of at most that many, with progress after each.
+        self.c.create(self.name, CONFIG)
+        lim = self.c.limits()
+        self.assertGreaterEqual(lim["max_body"], 1 << 20)
+        per = lim["max_batch"]
+        n = 10000
+        rows = self.data(patterns(n, 3))
+        calls = []
+        out = self.c.add_batches(self.name, rows, progress=lambda done, total: calls.append((done, total)))
+        self.assertEqual(out, {"added": n, "count": n})
+        want = [(min(n, hi), n) for hi in range(per, n + per, per)]
+        self.assertEqual(calls, want)
+        self.assertEqual(self.c.get(self.name)["count"], n)
+
     def test_recall(self):
         self.c.create(self.name, CONFIG)
         x = patterns(10, 2)
