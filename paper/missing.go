@@ -411,65 +411,17 @@ func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs 
 		return nil, err
 	}
 	start := time.Now()
+	ld := &missingLoader{c: c, log: obs.log(), loaded: map[string]*missingData{}}
 	var rows []missingRow
-	var notes []string
-	loaded := map[string]*missingData{}
-	load := func(name string) (*missingData, error) {
-		if dt, ok := loaded[name]; ok {
-			return dt, nil
-		}
-		dt, note, err := loadMissingData(c, name)
-		if err != nil {
-			return nil, err
-		}
-		if note != "" {
-			notes = append(notes, note)
-			fmt.Fprintln(obs.log(), note)
-		}
-		loaded[name] = dt
-		return dt, nil
-	}
-	type job struct {
-		data  string
-		k     int
-		corrs []experiment.Corruption
-	}
-	var jobs []job
-	for _, name := range c.Data {
-		jobs = append(jobs, job{name, c.K, c.Corruptions})
-	}
-	if c.SweepData != "" {
-		for _, k := range c.SweepK {
-			jobs = append(jobs, job{c.SweepData, k, []experiment.Corruption{experiment.Bottom}})
-		}
-	}
+	jobs := missingJobs(c)
 	mainOf := map[string]int{}
 	for i, j := range jobs {
-		dt, err := load(j.data)
+		dt, k, err := ld.job(j, i >= len(c.Data), mainOf)
 		if err != nil {
 			return nil, err
 		}
 		if dt == nil {
 			continue
-		}
-		k := j.k
-		if dt.Held == nil {
-			n := len(dt.Rows) / (dt.H * dt.W)
-			if k = min(k, n-c.Queries-c.Validation); k < 1 {
-				return nil, &ParamError{Name: "queries", Msg: fmt.Sprintf("%s has %d rows: %d queries and %d validation queries per query set leave none to store",
-					dt.Name, n, c.Queries, c.Validation)}
-			}
-		}
-		if sweep := i >= len(c.Data); sweep && k != j.k {
-			note := fmt.Sprintf("sweep: K = %d left out: %s keeps %d rows for storing beside its queries", j.k, dt.Name, k)
-			notes = append(notes, note)
-			fmt.Fprintln(obs.log(), note)
-			continue
-		} else if sweep && slices.Contains(c.Data, j.data) && k == mainOf[j.data] && slices.Contains(c.Corruptions, experiment.Bottom) {
-			continue // measured already, with the data set's cells
-		}
-		if i < len(c.Data) {
-			mainOf[j.data] = k
 		}
 		for s := range c.Seeds {
 			seed := experiment.ReplicateSeed(c.Seed, s)
@@ -487,10 +439,87 @@ func (x *missingExperiment) Run(ctx context.Context, p *Params, dir string, obs 
 		}
 	}
 	if len(rows) == 0 {
-		return nil, fmt.Errorf("%s: nothing measured: %s", x.info.Name, strings.Join(notes, "; "))
+		return nil, fmt.Errorf("%s: nothing measured: %s", x.info.Name, strings.Join(ld.notes, "; "))
 	}
 	obs.progress(1, 1, "completion: writing")
-	return x.write(c, dir, rows, notes, time.Since(start))
+	return x.write(c, dir, rows, ld.notes, time.Since(start))
+}
+
+// missingJob is one data set at one K, with the corruptions measured.
+type missingJob struct {
+	data  string
+	k     int
+	corrs []experiment.Corruption
+}
+
+// missingJobs lists the jobs of c: each data set at K with every
+// corruption, then the sweep's K with the bottom half hidden.
+func missingJobs(c *missingSpec) []missingJob {
+	var jobs []missingJob
+	for _, name := range c.Data {
+		jobs = append(jobs, missingJob{name, c.K, c.Corruptions})
+	}
+	if c.SweepData != "" {
+		for _, k := range c.SweepK {
+			jobs = append(jobs, missingJob{c.SweepData, k, []experiment.Corruption{experiment.Bottom}})
+		}
+	}
+	return jobs
+}
+
+// missingLoader reads each data set once and collects the notes on those
+// left out.
+type missingLoader struct {
+	c      *missingSpec
+	log    io.Writer
+	loaded map[string]*missingData
+	notes  []string
+}
+
+// note records a note and logs it.
+func (ld *missingLoader) note(s string) {
+	ld.notes = append(ld.notes, s)
+	fmt.Fprintln(ld.log, s)
+}
+
+// job returns the data set of j and the K to store of it, or a nil data
+// set for a job to skip: a data set left out, a sweep K it cannot hold
+// (noted), or one measured already with the data set's own cells.
+// mainOf holds the main K of each data set (set here for main jobs).
+func (ld *missingLoader) job(j missingJob, sweep bool, mainOf map[string]int) (*missingData, int, error) {
+	dt, ok := ld.loaded[j.data]
+	if !ok {
+		var note string
+		var err error
+		if dt, note, err = loadMissingData(ld.c, j.data); err != nil {
+			return nil, 0, err
+		}
+		if note != "" {
+			ld.note(note)
+		}
+		ld.loaded[j.data] = dt
+	}
+	if dt == nil {
+		return nil, 0, nil
+	}
+	c, k := ld.c, j.k
+	if dt.Held == nil {
+		n := len(dt.Rows) / (dt.H * dt.W)
+		if k = min(k, n-c.Queries-c.Validation); k < 1 {
+			return nil, 0, &ParamError{Name: "queries", Msg: fmt.Sprintf("%s has %d rows: %d queries and %d validation queries per query set leave none to store",
+				dt.Name, n, c.Queries, c.Validation)}
+		}
+	}
+	switch {
+	case sweep && k != j.k:
+		ld.note(fmt.Sprintf("sweep: K = %d left out: %s keeps %d rows for storing beside its queries", j.k, dt.Name, k))
+		return nil, 0, nil
+	case sweep && slices.Contains(c.Data, j.data) && k == mainOf[j.data] && slices.Contains(c.Corruptions, experiment.Bottom):
+		return nil, 0, nil // measured already, with the data set's cells
+	case !sweep:
+		mainOf[j.data] = k
+	}
+	return dt, k, nil
 }
 
 // runMissingSeed measures every method on one seed's split of dt at k
