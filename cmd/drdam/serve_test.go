@@ -37,9 +37,15 @@ func freeAddr(t *testing.T) string {
 // answers /healthz.
 func startServe(t *testing.T, dir, addr string, args ...string) *exec.Cmd {
 	t.Helper()
+	return startServeTo(t, new(syncBuffer), dir, addr, args...)
+}
+
+// startServeTo is startServe with the server's standard error written to
+// errOut.
+func startServeTo(t *testing.T, errOut *syncBuffer, dir, addr string, args ...string) *exec.Cmd {
+	t.Helper()
 	cmd := drdamProcess(append([]string{"serve", "--data", dir, "--addr", addr}, args...)...)
-	var errOut bytes.Buffer
-	cmd.Stderr = &errOut
+	cmd.Stderr = errOut
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -380,24 +386,8 @@ func TestServeAccessLog(t *testing.T) {
 		t.Errorf("--access-log xml: status %d, %q", st, errOut)
 	}
 	addr := freeAddr(t)
-	cmd := drdamProcess("serve", "--data", dir, "--addr", addr, "--access-log", "json")
-	var errOut syncWriter
-	cmd.Stderr = &errOut
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	up := false
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline) && !up; time.Sleep(10 * time.Millisecond) {
-		if resp, err := http.Get("http://" + addr + "/healthz"); err == nil {
-			resp.Body.Close()
-			up = true
-		}
-	}
-	if !up {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("drdam serve did not start: %s", errOut.String())
-	}
+	var errOut syncBuffer
+	cmd := startServeTo(t, &errOut, dir, addr, "--access-log", "json")
 	if resp, err := http.Get("http://" + addr + "/v1/memories/nope"); err == nil {
 		resp.Body.Close()
 	}
@@ -416,23 +406,4 @@ func TestServeAccessLog(t *testing.T) {
 	if len(got) < 2 || got[len(got)-1] != "GET /v1/memories/nope 404" || got[0] != "GET /healthz 200" {
 		t.Errorf("access lines %q, want GET /healthz 200 … GET /v1/memories/nope 404\n%s", got, errOut.String())
 	}
-}
-
-// syncWriter is a bytes.Buffer for a process's output read after it ends
-// (and while it runs, by the test's failure message).
-type syncWriter struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
