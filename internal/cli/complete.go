@@ -170,23 +170,12 @@ func MeansStart(m dam.Memory) ([]float64, error) {
 // KNNStart returns a Complete.Start hook (drdam complete --fill knn)
 // that starts each row's missing entries at the distance-weighted mean of
 // its 5 nearest stored patterns on its visible entries (baseline.KNN),
-// for an MrDAM; a DrDAM stores no patterns, an error.
+// for an MrDAM, as KernelStart does with the kernel readout; a DrDAM
+// stores no patterns, an error.
 func KNNStart(m dam.Memory) (func(rows []float64) ([]float64, error), error) {
-	mr, ok := m.(*dam.MrDAM)
-	if !ok {
-		return nil, fmt.Errorf("--fill knn: "+errNoPatterns, "the 5-NN mean over the stored patterns")
-	}
-	k, err := baseline.NewKNN(mr.Patterns(), mr.Dim(), 5, baseline.Distance)
-	if err != nil {
-		return nil, fmt.Errorf("--fill knn: %w", err)
-	}
-	return func(rows []float64) ([]float64, error) {
-		dst := make([]float64, len(rows))
-		if err := k.Complete(dst, rows, nil); err != nil {
-			return nil, fmt.Errorf("--fill knn: %w", err)
-		}
-		return dst, nil
-	}, nil
+	return rowStart(m, "knn", "the 5-NN mean over the stored patterns", func(mr *dam.MrDAM) (baseline.Completer, error) {
+		return baseline.NewKNN(mr.Patterns(), mr.Dim(), 5, baseline.Distance)
+	})
 }
 
 // KernelStart returns a Complete.Start hook (drdam complete --fill
@@ -201,18 +190,27 @@ func KNNStart(m dam.Memory) (func(rows []float64) ([]float64, error), error) {
 // holds anyway) and uses baseline's workspaces (a few rows of K
 // distances per core), so memory stays the model's and a chunk's.
 func KernelStart(m dam.Memory) (func(rows []float64) ([]float64, error), error) {
+	return rowStart(m, "kernel", "the softmax readout over the stored patterns", func(mr *dam.MrDAM) (baseline.Completer, error) {
+		return baseline.NewKernel(mr.Patterns(), mr.Dim(), mr.Config().Beta)
+	})
+}
+
+// rowStart returns the Complete.Start hook of --fill fill: each chunk's
+// rows completed by the baseline that build makes over the MrDAM m's
+// patterns (what, for the error on a DrDAM).
+func rowStart(m dam.Memory, fill, what string, build func(*dam.MrDAM) (baseline.Completer, error)) (func(rows []float64) ([]float64, error), error) {
 	mr, ok := m.(*dam.MrDAM)
 	if !ok {
-		return nil, fmt.Errorf("--fill kernel: "+errNoPatterns, "the softmax readout over the stored patterns")
+		return nil, fmt.Errorf("--fill "+fill+": "+errNoPatterns, what)
 	}
-	k, err := baseline.NewKernel(mr.Patterns(), mr.Dim(), mr.Config().Beta)
+	c, err := build(mr)
 	if err != nil {
-		return nil, fmt.Errorf("--fill kernel: %w", err)
+		return nil, fmt.Errorf("--fill %s: %w", fill, err)
 	}
 	return func(rows []float64) ([]float64, error) {
 		dst := make([]float64, len(rows))
-		if err := k.Complete(dst, rows, nil); err != nil {
-			return nil, fmt.Errorf("--fill kernel: %w", err)
+		if err := c.Complete(dst, rows, nil); err != nil {
+			return nil, fmt.Errorf("--fill %s: %w", fill, err)
 		}
 		return dst, nil
 	}, nil
