@@ -177,9 +177,14 @@ func (s *slot) set(dst, q []float64, visible []bool, d, i int) {
 	s.v, s.h = split(s.out, s.x, vis, s.v, s.h)
 }
 
-// setAll makes s query i of the batch with every coordinate both used
-// for the distance and replaced (Denoise): v = h = 0 … d−1.
-func (s *slot) setAll(dst, q []float64, d, i int) {
+// setFor makes s query i of the batch as a search sets it: with all
+// (Denoise) every coordinate is both used for the distance and replaced,
+// v = h = 0 … d−1; otherwise as set (Complete).
+func (s *slot) setFor(dst, q []float64, visible []bool, d, i int, all bool) {
+	if !all {
+		s.set(dst, q, visible, d, i)
+		return
+	}
 	s.out, s.x = dst[i*d:(i+1)*d], q[i*d:(i+1)*d]
 	s.v, s.h = s.v[:0], s.h[:0]
 	for j := range d {

@@ -77,11 +77,7 @@ func (m *Kernel) search(dst, q []float64, visible []bool, b int, all bool) {
 	run(m.ws, b, func(w *kernelWork, lo, hi int) {
 		sl := w.sl[:hi-lo]
 		for s := range sl {
-			if all {
-				sl[s].setAll(dst, q, d, lo+s)
-			} else {
-				sl[s].set(dst, q, visible, d, lo+s)
-			}
+			sl[s].setFor(dst, q, visible, d, lo+s, all)
 			w.lo[s] = math.Inf(1)
 		}
 		for r := range m.n {

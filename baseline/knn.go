@@ -63,11 +63,7 @@ func (m *KNN) search(dst, q []float64, visible []bool, b int, all bool) {
 	run(m.ws, b, func(w *knnWork, lo, hi int) {
 		sl, near := w.sl[:hi-lo], w.near[:hi-lo]
 		for s := range sl {
-			if all {
-				sl[s].setAll(dst, q, d, lo+s)
-			} else {
-				sl[s].set(dst, q, visible, d, lo+s)
-			}
+			sl[s].setFor(dst, q, visible, d, lo+s, all)
 			near[s].reset(m.k)
 		}
 		for r := range m.n {
