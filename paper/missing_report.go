@@ -7,9 +7,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/drdam/drdam/dam"
 	"github.com/drdam/drdam/experiment"
 	"github.com/drdam/drdam/metrics"
 	"github.com/drdam/drdam/plots"
+	"gonum.org/v1/gonum/stat"
 )
 
 // dataOrder lists the data sets of rows in the order measured.
@@ -63,7 +65,7 @@ func missingTable(rows []missingRow, wantK int) string {
 					}
 					fmt.Fprintf(&b, " %s", ivText(xs))
 					if set == "stored" {
-						fmt.Fprintf(&b, "; %.0f%%", 100*mean(ret[key]))
+						fmt.Fprintf(&b, "; %.0f%%", 100*stat.Mean(ret[key], nil))
 					}
 					b.WriteString(" |")
 				}
@@ -90,8 +92,8 @@ func missingTable(rows []missingRow, wantK int) string {
 				continue
 			}
 			v := slices.Max(vals)
-			fmt.Fprintf(&b, "| %s | %.0f | %s | %.1f%% | %.3g | %.1f | %.0f |\n", m, v, bytesText(8*v), 100*v/float64(k*max(d, 1)),
-				1000*mean(secs), mean(steps), slices.Max(peak))
+			fmt.Fprintf(&b, "| %s | %.0f | %s | %.1f%% | %.3g | %.1f | %.0f |\n", m, v, dam.Bytes(8*v), 100*v/float64(k*max(d, 1)),
+				1000*stat.Mean(secs, nil), stat.Mean(steps, nil), slices.Max(peak))
 		}
 		b.WriteString("\n")
 	}
@@ -161,31 +163,6 @@ func ivText(xs []float64) string {
 		return fmt.Sprintf("%.4f", iv.Mean)
 	}
 	return fmt.Sprintf("%.4f [%.4f, %.4f]", iv.Mean, iv.Lo, iv.Hi)
-}
-
-// mean is the mean of xs (NaN if empty).
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
-}
-
-// bytesText formats a size in bytes.
-func bytesText(b float64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", b/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", b/(1<<20))
-	case b >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", b/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", b)
 }
 
 // figureMethods are the methods the figures draw, one palette style
